@@ -1,0 +1,69 @@
+#include "app.hpp"
+
+#include "cli.hpp"
+#include "fatal.hpp"
+#include "log.hpp"
+#include "redis/settings.hpp"
+#include "run_locked.hpp"
+#include "status_report.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <new>
+
+namespace redlockrun {
+
+namespace {
+
+int act(const CommandLine& line, Logger& log) {
+    switch (line.action) {
+    case CommandLine::Action::help:
+        std::fputs(help_text().c_str(), stdout);
+        return 0;
+    case CommandLine::Action::version:
+        std::fputs(version_text().c_str(), stdout);
+        return 0;
+    case CommandLine::Action::run:
+        break;
+    }
+    const Options& options = line.options;
+    log.set_verbosity(options.verbosity);
+    auto settings = redis::resolve_settings(
+        redis::ConnectionRequest{options.url, options.password_file, options.connect_timeout},
+        [](const char* name) { return std::getenv(name); });
+    if (!settings) {
+        throw UsageError(settings.error());
+    }
+    if (settings->password_from_command_line) {
+        log.notice("a password in --url is visible to every user of this machine; use "
+                   "--password-file or $REDISCLI_AUTH instead");
+    }
+    if (options.status) {
+        return show_status(options.key, *settings, log);
+    }
+    return run_locked(options, *settings, log);
+}
+
+} // namespace
+
+int main_entry(int argc, const char* const* argv) {
+    Logger log;
+    try {
+        return act(parse_command_line(argc, argv), log);
+    } catch (const UsageError& error) {
+        log.error("{} (see redlockrun --help)", error.what());
+        return error.status();
+    } catch (const Fatal& error) {
+        log.error("{}", error.what());
+        return error.status();
+    } catch (const std::bad_alloc&) {
+        log.error("out of memory");
+        return to_int(ExitStatus::os_error);
+    } catch (const std::exception& error) {
+        log.error("internal error: {}", error.what());
+        return to_int(ExitStatus::internal);
+    }
+}
+
+} // namespace redlockrun

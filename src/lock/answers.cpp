@@ -1,0 +1,171 @@
+#include "lock/answers.hpp"
+
+#include <fmt/core.h>
+
+namespace redlockrun::lock {
+
+namespace {
+
+using redis::Reply;
+
+// Reads the string elements of a script's array reply; integers are accepted where the script
+// returns numbers.
+class Fields {
+public:
+    explicit Fields(const Reply& reply) : reply_(reply) {}
+
+    bool has(size_t count) const {
+        return reply_.kind == Reply::Kind::array && reply_.elements.size() >= count;
+    }
+    std::string text(size_t i) const {
+        const Reply* element = reply_.at(i);
+        if (element == nullptr) {
+            return {};
+        }
+        if (auto s = element->as_string()) {
+            return std::string(*s);
+        }
+        if (element->kind == Reply::Kind::integer) {
+            return std::to_string(element->integer);
+        }
+        return {};
+    }
+    std::optional<long long> number(size_t i) const {
+        const Reply* element = reply_.at(i);
+        return element ? element->as_integer() : std::nullopt;
+    }
+
+private:
+    const Reply& reply_;
+};
+
+std::string unexpected_reply(const char* script, const Reply& reply) {
+    return fmt::format("unexpected answer from the {} script: {}", script, reply.describe());
+}
+
+std::optional<Holder> holder_of(const std::string& host, const std::string& pid) {
+    if (host.empty() && pid.empty()) {
+        return std::nullopt;
+    }
+    return Holder{host, pid};
+}
+
+std::optional<Lost> decode_lost(const Fields& fields) {
+    const std::string reason = fields.text(1);
+    Lost lost;
+    if (reason == "gone") {
+        lost.reason = LossReason::gone;
+    } else if (reason == "deleted") {
+        lost.reason = LossReason::deleted;
+    } else if (reason == "changed") {
+        lost.reason = LossReason::changed;
+    } else if (reason == "taken") {
+        lost.reason = LossReason::taken;
+        lost.taker = holder_of(fields.text(2), fields.text(3));
+    } else if (reason == "expired") {
+        lost.reason = LossReason::expired;
+    } else {
+        return std::nullopt;
+    }
+    return lost;
+}
+
+} // namespace
+
+Expected<AcquireAnswer, std::string> decode_acquire(const Reply& reply) {
+    Fields fields(reply);
+    const std::string verdict = fields.text(0);
+    if (verdict == "granted" && fields.has(4)) {
+        if (auto validity = fields.number(3)) {
+            return AcquireAnswer{Granted{fields.text(1), fields.text(2), Millis{*validity}}};
+        }
+    } else if (verdict == "busy" && fields.has(5)) {
+        if (auto remaining = fields.number(1)) {
+            return AcquireAnswer{Busy{Millis{*remaining}, holder_of(fields.text(2), fields.text(3)),
+                                      fields.text(4)}};
+        }
+    } else if (verdict == "foreign" && fields.has(2)) {
+        return AcquireAnswer{Foreign{fields.text(1)}};
+    }
+    return unexpected(unexpected_reply("acquire", reply));
+}
+
+Expected<RenewAnswer, std::string> decode_renew(const Reply& reply) {
+    Fields fields(reply);
+    const std::string verdict = fields.text(0);
+    if (verdict == "renewed" && fields.has(3)) {
+        if (auto validity = fields.number(2)) {
+            return RenewAnswer{Renewed{fields.text(1), Millis{*validity}}};
+        }
+    } else if (verdict == "lost" && fields.has(4)) {
+        if (auto lost = decode_lost(fields)) {
+            return RenewAnswer{*lost};
+        }
+    }
+    return unexpected(unexpected_reply("renew", reply));
+}
+
+Expected<ReleaseAnswer, std::string> decode_release(const Reply& reply) {
+    Fields fields(reply);
+    const std::string verdict = fields.text(0);
+    if (verdict == "released" && fields.has(1)) {
+        return ReleaseAnswer{Released{}};
+    }
+    if (verdict == "lost" && fields.has(4)) {
+        if (auto lost = decode_lost(fields)) {
+            return ReleaseAnswer{*lost};
+        }
+    }
+    return unexpected(unexpected_reply("release", reply));
+}
+
+Expected<StatusSnapshot, std::string> decode_status(const Reply& reply) {
+    Fields fields(reply);
+    auto now = fields.number(0);
+    if (!fields.has(9) || !now) {
+        return unexpected(unexpected_reply("status", reply));
+    }
+    return StatusSnapshot{*now,
+                          fields.text(1),
+                          fields.text(2),
+                          fields.text(3),
+                          Holder{fields.text(4), fields.text(5)},
+                          fields.text(6),
+                          fields.text(7),
+                          fields.text(8)};
+}
+
+std::string describe(const Holder& holder) {
+    return fmt::format("{} pid {}", holder.host.empty() ? "?" : holder.host,
+                       holder.pid.empty() ? "?" : holder.pid);
+}
+
+std::string describe(const Lost& lost) {
+    switch (lost.reason) {
+    case LossReason::gone:
+        return "the lock expired (or was deleted)";
+    case LossReason::deleted:
+        return "the lock key was deleted";
+    case LossReason::changed:
+        return "the lock key was overwritten by another client";
+    case LossReason::taken:
+        return lost.taker
+                   ? fmt::format("another redlockrun holds it now ({})", describe(*lost.taker))
+                   : std::string("another redlockrun holds it now");
+    case LossReason::expired:
+        return "the lock's timestamp had passed";
+    }
+    return "unknown";
+}
+
+std::string describe_foreign(const std::string& key, const Foreign& foreign) {
+    if (foreign.type == "string") {
+        return fmt::format("{} holds a value that is not a Unix timestamp, so it is not a lock "
+                           "redlockrun can share; nothing was changed",
+                           key);
+    }
+    return fmt::format("{} holds a {}, not a timestamp lock; nothing was changed", key,
+                       foreign.type);
+}
+
+} // namespace redlockrun::lock

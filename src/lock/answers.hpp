@@ -1,0 +1,86 @@
+// What the lock scripts answer, as plain values a caller switches on, and their decoding from
+// replies. Decoding is separate from I/O so that it can be tested without a server.
+#pragma once
+
+#include "duration.hpp"
+#include "expected.hpp"
+#include "redis/reply.hpp"
+
+#include <optional>
+#include <string>
+#include <variant>
+
+namespace redlockrun::lock {
+
+// Who holds a lock taken by redlockrun.
+struct Holder {
+    std::string host;
+    std::string pid;
+};
+
+struct Granted {
+    std::string value; // what the lock key now holds
+    std::string fence; // the fencing token of this grant
+    Millis validity{0};
+};
+
+struct Busy {
+    Millis remaining{0};
+    std::optional<Holder> holder; // none: a client of the classic algorithm holds it
+    std::string fence;            // empty for a classic holder
+};
+
+struct Foreign {
+    std::string type; // Redis type of the key: "string" (not a timestamp), "list", "hash"...
+};
+
+enum class LossReason {
+    gone,    // the key and the owner record are both gone: expired (or deleted together)
+    deleted, // the key was deleted while our owner record remained
+    changed, // the key was overwritten, e.g. by a client of the classic algorithm
+    taken,   // another redlockrun holds it now
+    expired, // the key still holds our timestamp, but its time has passed
+};
+
+struct Lost {
+    LossReason reason = LossReason::gone;
+    std::optional<Holder> taker; // for taken
+};
+
+struct Renewed {
+    std::string value;
+    Millis validity{0};
+};
+
+struct Released {};
+
+using AcquireAnswer = std::variant<Granted, Busy, Foreign>;
+using RenewAnswer = std::variant<Renewed, Lost>;
+using ReleaseAnswer = std::variant<Released, Lost>;
+
+// The raw state of a lock, as the status script reads it; status_report.cpp interprets it.
+struct StatusSnapshot {
+    long long now_ms = 0;
+    std::string type; // "none", "string", ...
+    std::string value;
+    std::string owner_value; // the value the owner record says redlockrun wrote
+    Holder holder;
+    std::string fence;
+    std::string acquired_ms;
+    std::string last_fence; // the fence counter
+};
+
+// Each fails with a description of the unexpected reply.
+Expected<AcquireAnswer, std::string> decode_acquire(const redis::Reply& reply);
+Expected<RenewAnswer, std::string> decode_renew(const redis::Reply& reply);
+Expected<ReleaseAnswer, std::string> decode_release(const redis::Reply& reply);
+Expected<StatusSnapshot, std::string> decode_status(const redis::Reply& reply);
+
+// "web1 pid 4242"
+std::string describe(const Holder& holder);
+// "the lock key was deleted", "another redlockrun took it over (web1 pid 4242)"...
+std::string describe(const Lost& lost);
+// "KEY holds a list, not a timestamp lock"
+std::string describe_foreign(const std::string& key, const Foreign& foreign);
+
+} // namespace redlockrun::lock

@@ -1,0 +1,3 @@
+-- wake: pass a wake-up token on to the next waiter (a waiter that took one but gave up).
+push_wake()
+return 1

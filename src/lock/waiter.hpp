@@ -1,0 +1,47 @@
+// Getting the lock, waiting for it if need be (DESIGN §2). Waiting blocks on the wake-up list that
+// a release pushes to, so a waiter wakes the moment the lock is free; a holder that crashed is
+// caught by the BLPOP timeout (the holder's remaining validity, plus jitter, capped). Nothing
+// polls.
+#pragma once
+
+#include "lock/lock_client.hpp"
+#include "log.hpp"
+
+#include <functional>
+#include <optional>
+#include <variant>
+
+namespace redlockrun::lock {
+
+struct WaitPolicy {
+    bool wait = true;            // false: -n
+    std::optional<Millis> limit; // -w; none: wait forever
+    Millis longest_block{5000};  // cap on one BLPOP, so that renewals and lost tokens are seen
+};
+
+struct Acquired {
+    Granted grant;
+    Millis waited{0};
+};
+
+struct GaveUp {
+    Busy last;
+    Millis waited{0};
+};
+
+struct Stopped {
+    int signal_number = 0;
+};
+
+using WaitOutcome = std::variant<Acquired, GaveUp, Foreign, Stopped>;
+
+// Returns the signal that asks redlockrun to stop, or 0. The lock client's connection is expected
+// to abandon a BLPOP when such a signal arrives.
+using StopRequest = std::function<int()>;
+
+// Redis failures end the run: Fatal(unavailable). A connection that breaks after it has worked is
+// reconnected once; the acquire script makes the retry safe.
+WaitOutcome acquire_lock(LockClient& lock, const WaitPolicy& policy, const StopRequest& stop,
+                         const Logger& log);
+
+} // namespace redlockrun::lock

@@ -1,0 +1,196 @@
+#include "redis/connection.hpp"
+
+#include "redis/error_reply.hpp"
+
+#include <fmt/core.h>
+
+#include <poll.h>
+
+namespace redlockrun::redis {
+
+Connection::Connection(ConnectionSettings settings, const Wakeup* wakeup)
+    : settings_(std::move(settings)), wakeup_(wakeup) {}
+
+void Connection::close() {
+    stream_.reset();
+    decoder_.reset();
+    login_.clear();
+    received_.clear();
+}
+
+CallFailure Connection::fail(CallFailure::Kind kind, std::string message) {
+    close();
+    return CallFailure{kind, std::move(message), {}};
+}
+
+Expected<bool, CallFailure> Connection::connect(const CallOptions& options) {
+    const Wakeup guarded{wakeup_ ? wakeup_->fd : -1,
+                         [&] { return wakeup_->handle() && options.abandon_on_wakeup; }};
+    auto stream = connect_stream(settings_.endpoint, steady_now() + settings_.connect_timeout,
+                                 wakeup_ ? &guarded : nullptr);
+    if (!stream) {
+        const auto& failure = stream.error();
+        if (failure.kind == ConnectFailure::Kind::abandoned) {
+            return unexpected(fail(CallFailure::Kind::abandoned, "interrupted while connecting"));
+        }
+        std::string reason = failure.kind == ConnectFailure::Kind::timed_out
+                                 ? "no answer within " + format_duration(settings_.connect_timeout)
+                                 : failure.message;
+        return unexpected(
+            fail(CallFailure::Kind::connect, fmt::format("cannot connect to Redis at {}: {}",
+                                                         settings_.endpoint.display(), reason)));
+    }
+    stream_ = std::move(*stream);
+    decoder_ = std::make_unique<ReplyDecoder>();
+    login_.clear();
+    const auto& endpoint = settings_.endpoint;
+    if (endpoint.password) {
+        login_.push_back(endpoint.user.empty()
+                             ? Command{"AUTH", *endpoint.password}
+                             : Command{"AUTH", endpoint.user, *endpoint.password});
+    }
+    if (endpoint.db != 0) {
+        login_.push_back(Command{"SELECT", std::to_string(endpoint.db)});
+    }
+    return true;
+}
+
+bool Connection::read_available(CallFailure& failure) {
+    char buffer[16384];
+    bool open = true;
+    for (;;) {
+        IoResult result = stream_->read(buffer, sizeof buffer);
+        if (result.status == IoResult::Status::done) {
+            decoder_->feed(std::string_view(buffer, result.bytes));
+            continue;
+        }
+        if (result.status == IoResult::Status::closed) {
+            open = false;
+            failure = CallFailure{
+                CallFailure::Kind::closed,
+                fmt::format("Redis at {} closed the connection", settings_.endpoint.display()),
+                {}};
+        } else if (result.status == IoResult::Status::failed) {
+            open = false;
+            failure = CallFailure{CallFailure::Kind::io,
+                                  fmt::format("lost the connection to Redis at {}: {}",
+                                              settings_.endpoint.display(), result.error),
+                                  {}};
+        }
+        break;
+    }
+    for (;;) {
+        auto reply = decoder_->next();
+        if (!reply) {
+            failure = CallFailure{CallFailure::Kind::protocol,
+                                  fmt::format("Redis at {} sent something that is not RESP: {}",
+                                              settings_.endpoint.display(), reply.error()),
+                                  {}};
+            close();
+            return false;
+        }
+        if (!*reply) {
+            break;
+        }
+        received_.push_back(std::move(**reply));
+    }
+    if (!open) {
+        // A server that refuses a client ("max number of clients reached") says why, then closes.
+        for (const auto& reply : received_) {
+            if (reply.is_error()) {
+                failure.message = explain_error_reply(reply, settings_.endpoint);
+                break;
+            }
+        }
+        close();
+    }
+    return open;
+}
+
+Expected<std::vector<Reply>, CallFailure> Connection::call(const std::vector<Command>& commands,
+                                                           const CallOptions& options) {
+    if (!stream_) {
+        if (auto connected = connect(options); !connected) {
+            return unexpected(connected.error());
+        }
+    }
+    std::string out;
+    for (const auto& command : login_) {
+        encode_command(command, out);
+    }
+    for (const auto& command : commands) {
+        encode_command(command, out);
+    }
+    const size_t login_count = login_.size();
+    const size_t expected = login_count + commands.size();
+    login_.clear();
+    received_.clear();
+
+    const Wakeup guarded{wakeup_ ? wakeup_->fd : -1,
+                         [&] { return wakeup_->handle() && options.abandon_on_wakeup; }};
+    const Millis patience = settings_.connect_timeout + options.server_wait;
+    const Deadline deadline = steady_now() + patience;
+    size_t written = 0;
+    while (received_.size() < expected) {
+        while (written < out.size()) {
+            IoResult result = stream_->write(out.data() + written, out.size() - written);
+            if (result.status == IoResult::Status::done) {
+                written += result.bytes;
+            } else if (result.status == IoResult::Status::closed) {
+                return unexpected(
+                    fail(CallFailure::Kind::closed, fmt::format("Redis at {} closed the connection",
+                                                                settings_.endpoint.display())));
+            } else if (result.status == IoResult::Status::failed) {
+                return unexpected(fail(CallFailure::Kind::io,
+                                       fmt::format("lost the connection to Redis at {}: {}",
+                                                   settings_.endpoint.display(), result.error)));
+            } else {
+                break;
+            }
+        }
+        CallFailure failure;
+        if (!read_available(failure)) {
+            return unexpected(std::move(failure));
+        }
+        if (received_.size() >= expected) {
+            break;
+        }
+        const short events = static_cast<short>(POLLIN | (written < out.size() ? POLLOUT : 0));
+        switch (wait_ready(stream_->fd(), events, deadline, wakeup_ ? &guarded : nullptr)) {
+        case Readiness::ready:
+            continue;
+        case Readiness::timed_out:
+            return unexpected(
+                fail(CallFailure::Kind::timed_out,
+                     fmt::format("Redis at {} did not answer within {}",
+                                 settings_.endpoint.display(), format_duration(patience))));
+        case Readiness::abandoned: {
+            // Keep what has arrived already: a BLPOP may have taken a wake-up token that must be
+            // passed on.
+            read_available(failure);
+            CallFailure abandoned{CallFailure::Kind::abandoned, "interrupted", {}};
+            for (size_t i = login_count; i < received_.size(); ++i) {
+                abandoned.replies.push_back(std::move(received_[i]));
+            }
+            if (received_.size() < expected) {
+                close();
+            }
+            return unexpected(std::move(abandoned));
+        }
+        }
+    }
+
+    std::vector<Reply> replies(std::make_move_iterator(received_.begin() + login_count),
+                               std::make_move_iterator(received_.end()));
+    for (size_t i = 0; i < login_count; ++i) {
+        if (received_[i].is_error()) {
+            return unexpected(CallFailure{CallFailure::Kind::login_refused,
+                                          explain_error_reply(received_[i], settings_.endpoint),
+                                          std::move(replies)});
+        }
+    }
+    received_.clear();
+    return replies;
+}
+
+} // namespace redlockrun::redis

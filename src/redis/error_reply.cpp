@@ -1,0 +1,70 @@
+#include "redis/error_reply.hpp"
+
+#include <fmt/core.h>
+
+namespace redlockrun::redis {
+
+namespace {
+
+// Redis errors carry a first word; the rest is free text. Script errors in Redis 7 end with
+// " script: <sha1>, on @user_script:N." which says nothing to a user.
+std::string server_text(const Reply& error) {
+    std::string text = error.text;
+    if (auto pos = text.find(" script: "); pos != std::string::npos) {
+        text.erase(pos);
+    }
+    return text;
+}
+
+std::string advice(std::string_view code, const std::string& text) {
+    if (code == "NOAUTH") {
+        return "it needs a password: give one with --password-file, $REDISCLI_AUTH or the URL";
+    }
+    if (code == "WRONGPASS") {
+        return "check the user name and password";
+    }
+    if (code == "ERR" && (text.find("no password is set") != std::string::npos ||
+                          text.find("without any password configured") != std::string::npos)) {
+        return "a password was given but the server has none configured for that user";
+    }
+    if (code == "NOPERM") {
+        return "the user lacks an ACL permission redlockrun needs (EVAL, EVALSHA, BLPOP and the "
+               "keys of the lock)";
+    }
+    if (code == "LOADING") {
+        return "the server is still loading its data; try again shortly";
+    }
+    if (code == "READONLY") {
+        return "this is a read-only replica; point --url at the primary";
+    }
+    if (code == "MOVED" || code == "ASK") {
+        return "the key lives on another Redis Cluster node; point --url at the node named above";
+    }
+    if (code == "CLUSTERDOWN" || code == "MASTERDOWN") {
+        return "the server cannot serve requests right now";
+    }
+    if (code == "BUSY") {
+        return "the server is busy running another script";
+    }
+    if (code == "OOM") {
+        return "the server is out of memory (maxmemory)";
+    }
+    if (code == "MISCONF") {
+        return "the server refuses writes because it cannot save its data";
+    }
+    return {};
+}
+
+} // namespace
+
+std::string explain_error_reply(const Reply& error, const Endpoint& endpoint) {
+    const std::string text = server_text(error);
+    const std::string hint = advice(error.error_code(), text);
+    if (hint.empty()) {
+        return fmt::format("Redis at {} answered with an error: {}", endpoint.display(), text);
+    }
+    return fmt::format("Redis at {} answered with an error: {} ({})", endpoint.display(), text,
+                       hint);
+}
+
+} // namespace redlockrun::redis

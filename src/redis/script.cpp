@@ -1,0 +1,39 @@
+#include "redis/script.hpp"
+
+#include "redis/error_reply.hpp"
+
+namespace redlockrun::redis {
+
+namespace {
+
+Command script_command(const char* verb, const char* body, const std::vector<std::string>& keys,
+                       const std::vector<std::string>& args) {
+    Command command{verb, body, std::to_string(keys.size())};
+    command.insert(command.end(), keys.begin(), keys.end());
+    command.insert(command.end(), args.begin(), args.end());
+    return command;
+}
+
+} // namespace
+
+Expected<Reply, CallFailure> run_script(Connection& connection, const Script& script,
+                                        const std::vector<std::string>& keys,
+                                        const std::vector<std::string>& args,
+                                        const CallOptions& options) {
+    auto replies = connection.call({script_command("EVALSHA", script.sha1, keys, args)}, options);
+    if (replies && replies->front().error_code() == "NOSCRIPT") {
+        // First use on this server (or after SCRIPT FLUSH): send the body, which also caches it.
+        replies = connection.call({script_command("EVAL", script.source, keys, args)}, options);
+    }
+    if (!replies) {
+        return unexpected(std::move(replies.error()));
+    }
+    Reply reply = std::move(replies->front());
+    if (reply.is_error()) {
+        return unexpected(CallFailure{
+            CallFailure::Kind::error_reply, explain_error_reply(reply, connection.endpoint()), {}});
+    }
+    return reply;
+}
+
+} // namespace redlockrun::redis

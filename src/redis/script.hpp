@@ -1,0 +1,25 @@
+// A Lua script that runs on the server: sent by SHA1 (EVALSHA), and in full only when the server
+// does not know it yet (NOSCRIPT).
+#pragma once
+
+#include "redis/connection.hpp"
+
+#include <string>
+#include <vector>
+
+namespace redlockrun::redis {
+
+struct Script {
+    const char* name; // for messages: "acquire"
+    const char* source;
+    const char* sha1;
+};
+
+// Runs the script. An error reply (the script failed, ACL refused it...) is returned as a
+// CallFailure of kind error_reply, with an explanation for the user.
+Expected<Reply, CallFailure> run_script(Connection& connection, const Script& script,
+                                        const std::vector<std::string>& keys,
+                                        const std::vector<std::string>& args,
+                                        const CallOptions& options = {});
+
+} // namespace redlockrun::redis

@@ -1,0 +1,90 @@
+#include "redis/settings.hpp"
+
+#include <fmt/core.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace redlockrun::redis {
+
+namespace {
+
+Expected<std::string, std::string> read_password_file(const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) {
+        return unexpected(
+            fmt::format("--password-file: cannot read {}: {}", path, std::strerror(errno)));
+    }
+    std::ostringstream content;
+    content << file.rdbuf();
+    std::string password = content.str();
+    // A file written by `echo` ends in a newline that is not part of the password.
+    if (!password.empty() && password.back() == '\n') {
+        password.pop_back();
+        if (!password.empty() && password.back() == '\r') {
+            password.pop_back();
+        }
+    }
+    if (password.empty()) {
+        return unexpected(fmt::format("--password-file: {} is empty", path));
+    }
+    if (password.find('\n') != std::string::npos) {
+        return unexpected(fmt::format("--password-file: {} has more than one line", path));
+    }
+    return password;
+}
+
+} // namespace
+
+Expected<ConnectionSettings, std::string> resolve_settings(const ConnectionRequest& request,
+                                                           const Environment& environment) {
+    ConnectionSettings settings;
+    settings.connect_timeout = request.connect_timeout;
+
+    auto variable = [&environment](const char* name) -> std::optional<std::string> {
+        const char* value = environment(name);
+        return value && *value ? std::optional<std::string>(value) : std::nullopt;
+    };
+    std::string url(default_url);
+    if (request.url) {
+        url = *request.url;
+        settings.url_source = "--url";
+    } else if (auto value = variable("REDLOCKRUN_URL")) {
+        url = *value;
+        settings.url_source = "$REDLOCKRUN_URL";
+    } else if (auto value_of_redis_url = variable("REDIS_URL")) {
+        url = *value_of_redis_url;
+        settings.url_source = "$REDIS_URL";
+    }
+    auto endpoint = parse_url(url);
+    if (!endpoint) {
+        return unexpected(fmt::format("{}: {}", settings.url_source, endpoint.error()));
+    }
+    settings.endpoint = std::move(*endpoint);
+    if (settings.endpoint.tls) {
+        return unexpected(fmt::format("{}: rediss:// (TLS) is not supported yet; use redis:// or "
+                                      "unix://",
+                                      settings.url_source));
+    }
+    settings.password_from_command_line = request.url && settings.endpoint.password.has_value();
+
+    if (request.password_file) {
+        auto password = read_password_file(*request.password_file);
+        if (!password) {
+            return unexpected(password.error());
+        }
+        settings.endpoint.password = std::move(*password);
+    } else if (!settings.endpoint.password) {
+        settings.endpoint.password = variable("REDISCLI_AUTH");
+    }
+    if (!settings.endpoint.user.empty() && !settings.endpoint.password) {
+        return unexpected(fmt::format("{}: user {} has no password; give one with --password-file, "
+                                      "$REDISCLI_AUTH or in the URL",
+                                      settings.url_source, settings.endpoint.user));
+    }
+    return settings;
+}
+
+} // namespace redlockrun::redis

@@ -1,0 +1,55 @@
+// A byte stream to the Redis server: a TCP or unix socket, non-blocking, every wait bounded by a
+// deadline and interruptible by a Wakeup. TLS fits behind the same Stream interface.
+#pragma once
+
+#include "clock.hpp"
+#include "expected.hpp"
+#include "redis/endpoint.hpp"
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace redlockrun::redis {
+
+// Something outside Redis that may need attention while redlockrun waits for Redis (the signal
+// self-pipe): when fd becomes readable, handle() deals with it and says whether the operation in
+// progress must be abandoned.
+struct Wakeup {
+    int fd = -1;
+    std::function<bool()> handle;
+};
+
+enum class Readiness { ready, timed_out, abandoned };
+
+// Waits until fd is ready for `events` (POLLIN/POLLOUT), the deadline passes, or the wakeup asks
+// to abandon. The wakeup may be null.
+Readiness wait_ready(int fd, short events, const Deadline& deadline, const Wakeup* wakeup);
+
+struct IoResult {
+    enum class Status { done, want_read, want_write, closed, failed };
+    Status status = Status::done;
+    size_t bytes = 0;
+    std::string error; // for failed
+};
+
+class Stream {
+public:
+    virtual ~Stream() = default;
+    virtual int fd() const = 0;
+    // Non-blocking: transfer what can be transferred now, or say what to wait for.
+    virtual IoResult read(char* buffer, size_t size) = 0;
+    virtual IoResult write(const char* data, size_t size) = 0;
+};
+
+struct ConnectFailure {
+    enum class Kind { failed, timed_out, abandoned };
+    Kind kind = Kind::failed;
+    std::string message; // "connection refused", "no such host"...
+};
+
+// Connects to the endpoint (trying every address a host name resolves to) by the deadline.
+Expected<std::unique_ptr<Stream>, ConnectFailure>
+connect_stream(const Endpoint& endpoint, const Deadline& deadline, const Wakeup* wakeup);
+
+} // namespace redlockrun::redis

@@ -1,0 +1,134 @@
+#include "run/child.hpp"
+
+#include <fmt/core.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+namespace redlockrun::run {
+
+namespace {
+
+std::vector<char*> pointers(const std::vector<std::string>& strings) {
+    std::vector<char*> out;
+    out.reserve(strings.size() + 1);
+    for (const auto& s : strings) {
+        out.push_back(const_cast<char*>(s.c_str()));
+    }
+    out.push_back(nullptr);
+    return out;
+}
+
+// Runs in the child between fork and exec: async-signal-safe calls only, no allocation.
+[[noreturn]] void exec_child(const char* path, char* const* argv, char* const* shell_argv,
+                             char* const* envp, int error_fd, pid_t parent,
+                             const SignalPipe& signals, const Terminal& terminal) {
+    ::setpgid(0, 0);
+    if (terminal.active()) {
+        // Every signal is still blocked here, so this does not raise SIGTTOU.
+        ::tcsetpgrp(terminal.fd(), ::getpid());
+    }
+#ifdef __linux__
+    // The command must not run on without its lock: if redlockrun dies, even by SIGKILL, so does
+    // the command.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) {
+        ::_exit(to_int(ExitStatus::os_error));
+    }
+#else
+    (void)parent;
+#endif
+    signals.restore_in_child();
+    ::execve(path, argv, envp);
+    if (errno == ENOEXEC) {
+        // A script without a #! line: run it with the shell, as execvp(3) does.
+        ::execve("/bin/sh", shell_argv, envp);
+    }
+    int error = errno;
+    [[maybe_unused]] ssize_t ignored = ::write(error_fd, &error, sizeof error);
+    ::_exit(error == ENOENT || error == ENOTDIR ? 127 : 126);
+}
+
+NotRunnable os_failure(const char* what) {
+    return NotRunnable{ExitStatus::os_error, fmt::format("{}: {}", what, std::strerror(errno))};
+}
+
+} // namespace
+
+Expected<pid_t, NotRunnable> spawn_child(const ChildSpec& spec, const SignalPipe& signals,
+                                         const Terminal& terminal) {
+    // Everything the child needs is built before fork().
+    std::vector<char*> argv = pointers(spec.argv);
+    std::vector<char*> envp = pointers(spec.environment);
+    std::vector<std::string> shell_args{"/bin/sh", spec.path};
+    shell_args.insert(shell_args.end(), spec.argv.begin() + 1, spec.argv.end());
+    std::vector<char*> shell_argv = pointers(shell_args);
+
+    int error_pipe[2];
+    if (::pipe2(error_pipe, O_CLOEXEC) != 0) {
+        return unexpected(os_failure("cannot create a pipe"));
+    }
+    UniqueFd error_read(error_pipe[0]);
+    UniqueFd error_write(error_pipe[1]);
+    const pid_t parent = ::getpid();
+    pid_t pid;
+    {
+        SignalPipe::BlockAll no_handlers_in_child;
+        pid = ::fork();
+        if (pid == 0) {
+            exec_child(spec.path.c_str(), argv.data(), shell_argv.data(), envp.data(),
+                       error_write.get(), parent, signals, terminal);
+        }
+    }
+    if (pid < 0) {
+        return unexpected(os_failure("cannot fork"));
+    }
+    // Also done by the child; whichever comes first wins, so no signal forwarded to the group can
+    // miss the child. EACCES once the child has exec'd is fine.
+    ::setpgid(pid, pid);
+    terminal.give_to(pid);
+    error_write.reset();
+
+    int exec_error = 0;
+    ssize_t n;
+    do {
+        n = ::read(error_read.get(), &exec_error, sizeof exec_error);
+    } while (n < 0 && errno == EINTR);
+    if (n != sizeof exec_error) {
+        return pid; // the pipe closed on exec: the command runs
+    }
+    int status;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    terminal.take_back();
+    const bool not_found = exec_error == ENOENT || exec_error == ENOTDIR;
+    return unexpected(
+        NotRunnable{not_found ? ExitStatus::command_not_found : ExitStatus::cannot_execute,
+                    fmt::format("cannot run {}: {}", spec.path, std::strerror(exec_error))});
+}
+
+std::vector<std::string> child_environment(char** environ_in,
+                                           const std::vector<std::string>& overrides) {
+    auto name_of = [](std::string_view entry) { return entry.substr(0, entry.find('=')); };
+    std::vector<std::string> environment;
+    for (char** entry = environ_in; entry && *entry; ++entry) {
+        std::string_view name = name_of(*entry);
+        bool overridden = false;
+        for (const auto& override_entry : overrides) {
+            overridden = overridden || name_of(override_entry) == name;
+        }
+        if (!overridden) {
+            environment.emplace_back(*entry);
+        }
+    }
+    environment.insert(environment.end(), overrides.begin(), overrides.end());
+    return environment;
+}
+
+} // namespace redlockrun::run

@@ -1,0 +1,34 @@
+// Starting the command: fork, then in the child only async-signal-safe calls before execve. The
+// command gets its own process group (so signals can be forwarded to all of it), the terminal if
+// redlockrun had it, PR_SET_PDEATHSIG so it dies with redlockrun, and redlockrun's original signal
+// dispositions. Exec failures come back through a close-on-exec pipe.
+#pragma once
+
+#include "expected.hpp"
+#include "run/command_path.hpp"
+#include "run/signals.hpp"
+#include "run/terminal.hpp"
+
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace redlockrun::run {
+
+struct ChildSpec {
+    std::string path;                     // from find_command()
+    std::vector<std::string> argv;        // argv[0] included
+    std::vector<std::string> environment; // NAME=value
+};
+
+// The child's pid, which is also its process group id. NotRunnable carries 126/127 for exec errors
+// and os_error for fork/pipe failures.
+Expected<pid_t, NotRunnable> spawn_child(const ChildSpec& spec, const SignalPipe& signals,
+                                         const Terminal& terminal);
+
+// Environment for the command: ours, with each of `overrides` (NAME=value) replacing any variable
+// of the same name.
+std::vector<std::string> child_environment(char** environ_in,
+                                           const std::vector<std::string>& overrides);
+
+} // namespace redlockrun::run

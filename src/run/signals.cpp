@@ -1,0 +1,111 @@
+#include "run/signals.hpp"
+
+#include "fatal.hpp"
+
+#include <fmt/core.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace redlockrun::run {
+
+namespace {
+
+volatile sig_atomic_t pipe_write_fd = -1;
+
+extern "C" void on_signal(int signal_number) {
+    const int saved_errno = errno;
+    const auto byte = static_cast<unsigned char>(signal_number);
+    // If the pipe is full, the loop has plenty of unread wake-ups already; dropping one is fine
+    // for SIGCHLD (waitpid reaps all) and repeats of the same signal.
+    [[maybe_unused]] ssize_t ignored = ::write(pipe_write_fd, &byte, 1);
+    errno = saved_errno;
+}
+
+[[noreturn]] void fail(const char* what) {
+    throw Fatal(ExitStatus::os_error, fmt::format("{}: {}", what, std::strerror(errno)));
+}
+
+} // namespace
+
+SignalPipe::SignalPipe() {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) {
+        fail("cannot create the signal pipe");
+    }
+    read_end_.reset(fds[0]);
+    write_end_.reset(fds[1]);
+    pipe_write_fd = fds[1];
+    ::sigprocmask(SIG_SETMASK, nullptr, &startup_mask_);
+
+    struct sigaction handler {};
+    handler.sa_handler = on_signal;
+    sigemptyset(&handler.sa_mask);
+    // No SA_NOCLDSTOP: a command stopped from the terminal (Ctrl-Z) must be noticed.
+    handler.sa_flags = SA_RESTART;
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+
+    for (size_t i = 0; i < changed_signals.size(); ++i) {
+        const int signal_number = changed_signals[i];
+        ::sigaction(signal_number, nullptr, &saved_[i]);
+        if (signal_number == SIGPIPE) {
+            ::sigaction(signal_number, &ignore, nullptr);
+        } else if (signal_number == SIGCHLD || saved_[i].sa_handler != SIG_IGN) {
+            ::sigaction(signal_number, &handler, nullptr);
+        }
+    }
+    // Signals redlockrun must see were perhaps blocked by whoever started it.
+    sigset_t wanted;
+    sigemptyset(&wanted);
+    for (int signal_number : changed_signals) {
+        sigaddset(&wanted, signal_number);
+    }
+    ::sigprocmask(SIG_UNBLOCK, &wanted, nullptr);
+}
+
+SignalPipe::~SignalPipe() {
+    for (size_t i = 0; i < changed_signals.size(); ++i) {
+        ::sigaction(changed_signals[i], &saved_[i], nullptr);
+    }
+    ::sigprocmask(SIG_SETMASK, &startup_mask_, nullptr);
+    pipe_write_fd = -1;
+}
+
+std::vector<int> SignalPipe::drain() {
+    std::vector<int> signals;
+    unsigned char buffer[64];
+    for (;;) {
+        ssize_t n = ::read(read_end_.get(), buffer, sizeof buffer);
+        if (n > 0) {
+            signals.insert(signals.end(), buffer, buffer + n);
+            continue;
+        }
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        return signals;
+    }
+}
+
+void SignalPipe::restore_in_child() const noexcept {
+    for (size_t i = 0; i < changed_signals.size(); ++i) {
+        ::sigaction(changed_signals[i], &saved_[i], nullptr);
+    }
+    ::sigprocmask(SIG_SETMASK, &startup_mask_, nullptr);
+}
+
+SignalPipe::BlockAll::BlockAll() {
+    sigset_t all;
+    sigfillset(&all);
+    ::sigprocmask(SIG_BLOCK, &all, &previous_);
+}
+
+SignalPipe::BlockAll::~BlockAll() {
+    ::sigprocmask(SIG_SETMASK, &previous_, nullptr);
+}
+
+} // namespace redlockrun::run

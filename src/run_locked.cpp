@@ -1,0 +1,158 @@
+#include "run_locked.hpp"
+
+#include "clock.hpp"
+#include "fatal.hpp"
+#include "lock/keys.hpp"
+#include "lock/token.hpp"
+#include "lock/waiter.hpp"
+#include "run/child.hpp"
+#include "run/supervisor.hpp"
+#include "run/wait_status.hpp"
+
+#include <fmt/core.h>
+
+#include <climits>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace redlockrun {
+
+namespace {
+
+// Routes the signals that arrive while redlockrun talks to Redis. Before the command runs, any
+// forwarded signal asks redlockrun to stop; once it runs, they are the command's.
+class SignalRouter {
+public:
+    explicit SignalRouter(run::SignalPipe& signals) : signals_(signals) {}
+
+    // The connection's Wakeup: true when redlockrun should stop waiting.
+    bool handle() {
+        for (int signal_number : signals_.drain()) {
+            if (supervisor_ != nullptr) {
+                supervisor_->on_signal(signal_number);
+            } else if (signal_number != SIGCHLD && stop_signal_ == 0) {
+                stop_signal_ = signal_number;
+            }
+        }
+        return stop_signal_ != 0;
+    }
+
+    int stop_signal() const { return stop_signal_; }
+    void supervise(run::Supervisor* supervisor) { supervisor_ = supervisor; }
+
+private:
+    run::SignalPipe& signals_;
+    run::Supervisor* supervisor_ = nullptr;
+    int stop_signal_ = 0;
+};
+
+lock::Identity make_identity() {
+    char host[HOST_NAME_MAX + 1] = {};
+    if (::gethostname(host, sizeof host - 1) != 0) {
+        host[0] = '\0';
+    }
+    return lock::Identity{lock::make_token(), host, std::to_string(::getpid())};
+}
+
+std::string holder_of(const lock::Busy& busy) {
+    return busy.holder ? lock::describe(*busy.holder) : "a client of the classic algorithm";
+}
+
+Expected<run::ChildSpec, run::NotRunnable> command_spec(const Options& options,
+                                                        const lock::Granted& grant) {
+    run::ChildSpec spec;
+    if (options.shell_command) {
+        spec.path = "/bin/sh";
+        spec.argv = {"sh", "-c", *options.shell_command};
+    } else {
+        auto path = run::find_command(options.command.front(), ::getenv("PATH"));
+        if (!path) {
+            return unexpected(path.error());
+        }
+        spec.path = *path;
+        spec.argv = options.command;
+    }
+    spec.environment = run::child_environment(
+        environ, {"REDLOCKRUN_KEY=" + options.key, "REDLOCKRUN_FENCE=" + grant.fence});
+    return spec;
+}
+
+void release(lock::LockClient& lock, const Logger& log, const SteadyTime& acquired_at) {
+    const auto& key = lock.keys().lock;
+    auto answer = lock.release();
+    if (!answer) {
+        log.error("could not release {}: {}; it expires by itself within the TTL", key,
+                  answer.error().message);
+        return;
+    }
+    if (auto* lost = std::get_if<lock::Lost>(&*answer)) {
+        log.error("the lock on {} was lost before the command finished: {}", key,
+                  lock::describe(*lost));
+        return;
+    }
+    log.info("released {} after {}", key, format_duration(steady_now() - acquired_at));
+}
+
+} // namespace
+
+int run_locked(const Options& options, const redis::ConnectionSettings& settings,
+               const Logger& log) {
+    run::SignalPipe signals;
+    SignalRouter router(signals);
+    const redis::Wakeup wakeup{signals.fd(), [&router] { return router.handle(); }};
+    redis::Connection connection(settings, &wakeup);
+    lock::LockClient lock(connection, lock::lock_keys(options.key), make_identity(),
+                          lock::LockParams{options.ttl, options.timestamp_unit});
+
+    const lock::WaitPolicy policy{!options.no_wait, options.wait};
+    auto outcome = lock::acquire_lock(
+        lock, policy, [&router] { return router.stop_signal(); }, log);
+
+    if (auto* foreign = std::get_if<lock::Foreign>(&outcome)) {
+        throw Fatal(ExitStatus::foreign_value, lock::describe_foreign(options.key, *foreign));
+    }
+    if (auto* gave_up = std::get_if<lock::GaveUp>(&outcome)) {
+        const auto& busy = gave_up->last;
+        if (gave_up->waited.count() > 0 && options.wait) {
+            log.notice("{} is held by {} for another {}; gave up after waiting {}", options.key,
+                       holder_of(busy), format_duration(busy.remaining),
+                       format_duration(gave_up->waited));
+        } else {
+            log.notice("{} is held by {} for another {}", options.key, holder_of(busy),
+                       format_duration(busy.remaining));
+        }
+        return options.conflict_exit_code;
+    }
+    if (auto* stopped = std::get_if<lock::Stopped>(&outcome)) {
+        log.error("{} while waiting for {}; nothing was left locked",
+                  run::signal_name(stopped->signal_number), options.key);
+        return signal_exit_status(stopped->signal_number);
+    }
+    const auto& acquired = std::get<lock::Acquired>(outcome);
+    const SteadyTime acquired_at = steady_now();
+    log.info("acquired {} (fence {}) after {}", options.key, acquired.grant.fence,
+             format_duration(acquired.waited));
+
+    auto spec = command_spec(options, acquired.grant);
+    if (!spec) {
+        release(lock, log, acquired_at);
+        throw Fatal(spec.error().status, spec.error().message);
+    }
+    const run::Terminal terminal = run::Terminal::foreground();
+    auto child = run::spawn_child(*spec, signals, terminal);
+    if (!child) {
+        release(lock, log, acquired_at);
+        throw Fatal(child.error().status, child.error().message);
+    }
+    run::Supervisor supervisor(*child, terminal, log);
+    router.supervise(&supervisor);
+    const int wait_status = supervisor.wait(signals);
+    log.info("the command {} after {}", run::describe_wait_status(wait_status),
+             format_duration(steady_now() - acquired_at));
+
+    release(lock, log, acquired_at);
+    return run::exit_status_from_wait(wait_status);
+}
+
+} // namespace redlockrun

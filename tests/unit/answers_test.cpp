@@ -1,0 +1,120 @@
+#include "lock/answers.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace redlockrun;
+using namespace redlockrun::lock;
+using redis::Reply;
+
+namespace {
+
+Reply bulk(const std::string& text) {
+    Reply r;
+    r.kind = Reply::Kind::string;
+    r.text = text;
+    return r;
+}
+
+Reply integer(long long value) {
+    Reply r;
+    r.kind = Reply::Kind::integer;
+    r.integer = value;
+    return r;
+}
+
+Reply array(std::vector<Reply> elements) {
+    Reply r;
+    r.kind = Reply::Kind::array;
+    r.elements = std::move(elements);
+    return r;
+}
+
+} // namespace
+
+TEST_CASE("answers: acquire granted, busy, foreign") {
+    auto granted = decode_acquire(
+        array({bulk("granted"), bulk("1763812375678"), bulk("1795315156478145"), integer(30000)}));
+    REQUIRE(granted);
+    auto& g = std::get<Granted>(*granted);
+    CHECK(g.value == "1763812375678");
+    CHECK(g.fence == "1795315156478145");
+    CHECK(g.validity == Millis{30000});
+
+    auto busy = decode_acquire(
+        array({bulk("busy"), integer(1200), bulk("web1"), bulk("4242"), bulk("17")}));
+    REQUIRE(busy);
+    auto& b = std::get<Busy>(*busy);
+    CHECK(b.remaining == Millis{1200});
+    REQUIRE(b.holder);
+    CHECK(describe(*b.holder) == "web1 pid 4242");
+    CHECK(b.fence == "17");
+
+    auto classic = decode_acquire(array({bulk("busy"), integer(5), bulk(""), bulk(""), bulk("")}));
+    REQUIRE(classic);
+    CHECK_FALSE(std::get<Busy>(*classic).holder.has_value());
+
+    auto foreign = decode_acquire(array({bulk("foreign"), bulk("list")}));
+    REQUIRE(foreign);
+    CHECK(std::get<Foreign>(*foreign).type == "list");
+}
+
+TEST_CASE("answers: malformed replies are refused with a description") {
+    Reply status;
+    status.kind = Reply::Kind::status;
+    status.text = "OK";
+    for (const Reply& bad : {status, integer(1), array({}), array({bulk("granted"), bulk("x")}),
+                             array({bulk("busy"), bulk("soon"), bulk(""), bulk(""), bulk("")}),
+                             array({bulk("maybe"), bulk("x"), bulk("y"), integer(1)})}) {
+        auto answer = decode_acquire(bad);
+        REQUIRE_FALSE(answer);
+        CHECK(answer.error().find("acquire") != std::string::npos);
+    }
+    CHECK_FALSE(decode_renew(array({bulk("lost"), bulk("stolen"), bulk(""), bulk("")})));
+    CHECK_FALSE(decode_release(array({bulk("released?")})));
+    CHECK_FALSE(decode_status(array({bulk("x")})));
+}
+
+TEST_CASE("answers: renew and release, with every loss reason") {
+    auto renewed = decode_renew(array({bulk("renewed"), bulk("1763812375678"), integer(29999)}));
+    REQUIRE(renewed);
+    CHECK(std::get<Renewed>(*renewed).validity == Millis{29999});
+
+    CHECK(std::holds_alternative<Released>(*decode_release(array({bulk("released")}))));
+
+    struct Case {
+        const char* reason;
+        LossReason expected;
+        const char* words;
+    };
+    for (const Case& c : {Case{"gone", LossReason::gone, "expired"},
+                          Case{"deleted", LossReason::deleted, "deleted"},
+                          Case{"changed", LossReason::changed, "overwritten"},
+                          Case{"expired", LossReason::expired, "timestamp had passed"}}) {
+        CAPTURE(c.reason);
+        auto answer = decode_release(array({bulk("lost"), bulk(c.reason), bulk(""), bulk("")}));
+        REQUIRE(answer);
+        const auto& lost = std::get<Lost>(*answer);
+        CHECK(lost.reason == c.expected);
+        CHECK(describe(lost).find(c.words) != std::string::npos);
+    }
+    auto taken = decode_renew(array({bulk("lost"), bulk("taken"), bulk("web2"), bulk("7")}));
+    REQUIRE(taken);
+    CHECK(describe(std::get<Lost>(*taken)) == "another redlockrun holds it now (web2 pid 7)");
+}
+
+TEST_CASE("answers: status snapshot") {
+    auto snapshot = decode_status(
+        array({bulk("1763812345678"), bulk("string"), bulk("1763812375678"), bulk("1763812375678"),
+               bulk("web1"), bulk("42"), bulk("9"), bulk("1763812340000"), bulk("9")}));
+    REQUIRE(snapshot);
+    CHECK(snapshot->now_ms == 1763812345678);
+    CHECK(snapshot->holder.host == "web1");
+    CHECK(snapshot->last_fence == "9");
+}
+
+TEST_CASE("answers: foreign keys are described without their content") {
+    CHECK(describe_foreign("k", Foreign{"hash"}) ==
+          "k holds a hash, not a timestamp lock; nothing was changed");
+    CHECK(describe_foreign("k", Foreign{"string"}).find("not a Unix timestamp") !=
+          std::string::npos);
+}

@@ -1,0 +1,139 @@
+#include "cli.hpp"
+#include "fatal.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <initializer_list>
+#include <regex>
+#include <string>
+#include <vector>
+
+using namespace redlockrun;
+
+namespace {
+
+CommandLine parse(std::initializer_list<const char*> words) {
+    std::vector<const char*> argv{"redlockrun"};
+    argv.insert(argv.end(), words.begin(), words.end());
+    return parse_command_line(static_cast<int>(argv.size()), argv.data());
+}
+
+std::string usage_error(std::initializer_list<const char*> words) {
+    try {
+        parse(words);
+    } catch (const UsageError& error) {
+        CHECK(error.status() == 64);
+        return error.what();
+    }
+    FAIL("no usage error");
+    return {};
+}
+
+} // namespace
+
+TEST_CASE("cli: the command starts at the first word that is not an option") {
+    auto line = parse({"-k", "job", "./script.sh", "-k", "other", "--", "x"});
+    CHECK(line.action == CommandLine::Action::run);
+    CHECK(line.options.key == "job");
+    CHECK(line.options.command ==
+          std::vector<std::string>{"./script.sh", "-k", "other", "--", "x"});
+
+    auto dashed = parse({"--key=job", "--", "-weird-name", "--flag"});
+    CHECK(dashed.options.command == std::vector<std::string>{"-weird-name", "--flag"});
+
+    auto bundled = parse({"-nqk", "job", "true"});
+    CHECK(bundled.options.no_wait);
+    CHECK(bundled.options.verbosity == Verbosity::quiet);
+    CHECK(bundled.options.key == "job");
+}
+
+TEST_CASE("cli: every option") {
+    auto line = parse({"-k", "job", "-w", "1.5s", "-t", "2m", "--timestamp-unit", "s", "-E", "0",
+                       "-u", "redis://h:1/2", "--password-file", "/p", "--connect-timeout", "250ms",
+                       "-v", "-c", "echo hi"});
+    const Options& o = line.options;
+    CHECK(o.wait == Millis{1500});
+    CHECK(o.ttl == Millis{120000});
+    CHECK(o.timestamp_unit == lock::TimestampUnit::seconds);
+    CHECK(o.conflict_exit_code == 0);
+    CHECK(o.url == "redis://h:1/2");
+    CHECK(o.password_file == "/p");
+    CHECK(o.connect_timeout == Millis{250});
+    CHECK(o.verbosity == Verbosity::verbose);
+    CHECK(o.shell_command == "echo hi");
+    CHECK(o.command.empty());
+
+    auto status = parse({"--status", "-k", "job"});
+    CHECK(status.options.status);
+    CHECK(parse({"--nb", "-k", "j", "true"}).options.no_wait);
+    CHECK(parse({"--no-wait", "-k", "j", "true"}).options.no_wait);
+    CHECK(parse({"-k", "a", "-k", "b", "true"}).options.key == "b");
+}
+
+TEST_CASE("cli: defaults") {
+    const Options o = parse({"-k", "job", "true"}).options;
+    CHECK_FALSE(o.no_wait);
+    CHECK_FALSE(o.wait.has_value());
+    CHECK(o.ttl == Millis{30000});
+    CHECK(o.timestamp_unit == lock::TimestampUnit::milliseconds);
+    CHECK(o.conflict_exit_code == 75);
+    CHECK(o.connect_timeout == Millis{5000});
+    CHECK(o.verbosity == Verbosity::normal);
+    CHECK_FALSE(o.url.has_value());
+}
+
+TEST_CASE("cli: help and version win over everything else") {
+    CHECK(parse({"--help"}).action == CommandLine::Action::help);
+    CHECK(parse({"-h", "-k", "job"}).action == CommandLine::Action::help);
+    CHECK(parse({"-V"}).action == CommandLine::Action::version);
+    CHECK(version_text().rfind("redlockrun ", 0) == 0);
+    // After the command starts, --help belongs to the command.
+    CHECK(parse({"-k", "j", "ls", "--help"}).action == CommandLine::Action::run);
+}
+
+TEST_CASE("cli: usage errors say what is wrong") {
+    CHECK(usage_error({}) == "a lock key is required: -k KEY");
+    CHECK(usage_error({"true"}) == "a lock key is required: -k KEY");
+    CHECK(usage_error({"-k", "job"}).find("no command to run") == 0);
+    CHECK(usage_error({"-k"}) == "--key needs a value");
+    CHECK(usage_error({"-k", "job", "--bogus", "true"}) == "unknown option --bogus");
+    CHECK(usage_error({"--bogus"}) == "unknown option --bogus");
+    CHECK(usage_error({"-k", "j", "-w", "soon", "true"}).find("--wait: 'soon' is not a duration") ==
+          0);
+    CHECK(usage_error({"-k", "j", "-t", "-1", "true"}).find("--ttl") == 0);
+    CHECK(usage_error({"-k", "j", "-t", "50ms", "true"}) == "--ttl must be at least 100ms");
+    CHECK(usage_error({"-k", "j", "--connect-timeout", "0", "true"}).find("--connect-timeout") ==
+          0);
+    CHECK(usage_error({"-k", "j", "-E", "256", "true"}).find("--conflict-exit-code") == 0);
+    CHECK(usage_error({"-k", "j", "-E", "x", "true"}).find("--conflict-exit-code") == 0);
+    CHECK(usage_error({"-k", "j", "--timestamp-unit", "us", "true"}).find("--timestamp-unit") == 0);
+    CHECK(usage_error({"-k", "j", "-n", "-w", "1", "true"}).find("exclude each other") !=
+          std::string::npos);
+    CHECK(usage_error({"-k", "j", "-q", "-v", "true"}) == "-q and -v exclude each other");
+    CHECK(usage_error({"-k", "j", "-c", "x", "true"}).find("exclude each other") !=
+          std::string::npos);
+    CHECK(usage_error({"-k", "j", "--status", "true"}) == "--status takes no command");
+    CHECK(usage_error({"-k", "j", "--status", "-c", "x"}) == "--status takes no command");
+    CHECK(usage_error({"-k", "", "true"}) == "a lock key is required: -k KEY");
+}
+
+TEST_CASE("cli: --help lists every option the parser accepts, and no other") {
+    const std::string help = help_text();
+    for (const auto& name : accepted_option_names()) {
+        CAPTURE(name);
+        CHECK(help.find(" " + name) != std::string::npos);
+    }
+    // The other direction: every option word in the help text is accepted.
+    const auto accepted = accepted_option_names();
+    const std::regex option_word("(^|[ (])(--?[A-Za-z][A-Za-z-]*)");
+    size_t words = 0;
+    for (auto it = std::sregex_iterator(help.begin(), help.end(), option_word);
+         it != std::sregex_iterator(); ++it) {
+        const std::string word = (*it)[2];
+        CAPTURE(word);
+        CHECK(std::find(accepted.begin(), accepted.end(), word) != accepted.end());
+        ++words;
+    }
+    CHECK(words >= accepted.size());
+}

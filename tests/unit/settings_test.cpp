@@ -1,0 +1,122 @@
+#include "redis/settings.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <string>
+#include <unistd.h>
+
+using namespace redlockrun::redis;
+
+namespace {
+
+struct FakeEnvironment {
+    std::map<std::string, std::string> variables;
+    Environment function() const {
+        return [this](const char* name) -> const char* {
+            auto found = variables.find(name);
+            return found == variables.end() ? nullptr : found->second.c_str();
+        };
+    }
+};
+
+struct TempFile {
+    std::string path;
+    explicit TempFile(const std::string& content) {
+        char name[] = "/tmp/redlockrun-test-XXXXXX";
+        int fd = ::mkstemp(name);
+        REQUIRE(fd >= 0);
+        ::close(fd);
+        path = name;
+        std::ofstream(path, std::ios::binary) << content;
+    }
+    ~TempFile() { std::remove(path.c_str()); }
+};
+
+} // namespace
+
+TEST_CASE("settings: URL precedence --url, $REDLOCKRUN_URL, $REDIS_URL, default") {
+    FakeEnvironment env;
+    auto resolved = resolve_settings({}, env.function());
+    REQUIRE(resolved);
+    CHECK(resolved->endpoint.display() == "127.0.0.1:6379");
+    CHECK(resolved->url_source == "default");
+
+    env.variables["REDIS_URL"] = "redis://from-redis-url:1";
+    CHECK(resolve_settings({}, env.function())->endpoint.host == "from-redis-url");
+    env.variables["REDLOCKRUN_URL"] = "redis://from-redlockrun-url:1";
+    CHECK(resolve_settings({}, env.function())->endpoint.host == "from-redlockrun-url");
+    ConnectionRequest request;
+    request.url = "redis://from-option:1";
+    auto explicit_url = resolve_settings(request, env.function());
+    CHECK(explicit_url->endpoint.host == "from-option");
+    CHECK(explicit_url->url_source == "--url");
+    env.variables["REDLOCKRUN_URL"] = "";
+    CHECK(resolve_settings({}, env.function())->endpoint.host == "from-redis-url");
+}
+
+TEST_CASE("settings: a bad URL names where it came from, not its password") {
+    FakeEnvironment env;
+    env.variables["REDIS_URL"] = "redis://:hunter2@h:99999";
+    auto resolved = resolve_settings({}, env.function());
+    REQUIRE_FALSE(resolved);
+    CHECK(resolved.error().find("$REDIS_URL") == 0);
+    CHECK(resolved.error().find("hunter2") == std::string::npos);
+}
+
+TEST_CASE("settings: password precedence --password-file, URL, $REDISCLI_AUTH") {
+    FakeEnvironment env;
+    env.variables["REDISCLI_AUTH"] = "from-env";
+    CHECK(resolve_settings({}, env.function())->endpoint.password == "from-env");
+
+    ConnectionRequest request;
+    request.url = "redis://:from-url@h";
+    auto with_url = resolve_settings(request, env.function());
+    CHECK(with_url->endpoint.password == "from-url");
+    CHECK(with_url->password_from_command_line);
+
+    TempFile file("from-file\n");
+    request.password_file = file.path;
+    auto with_file = resolve_settings(request, env.function());
+    CHECK(with_file->endpoint.password == "from-file");
+}
+
+TEST_CASE("settings: password files") {
+    FakeEnvironment env;
+    ConnectionRequest request;
+    TempFile crlf("pw\r\n");
+    request.password_file = crlf.path;
+    CHECK(resolve_settings(request, env.function())->endpoint.password == "pw");
+
+    TempFile empty("\n");
+    request.password_file = empty.path;
+    auto refused = resolve_settings(request, env.function());
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().find("is empty") != std::string::npos);
+
+    TempFile two_lines("a\nb\n");
+    request.password_file = two_lines.path;
+    CHECK_FALSE(resolve_settings(request, env.function()));
+
+    request.password_file = "/nonexistent/redlockrun-password";
+    auto missing = resolve_settings(request, env.function());
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().find("cannot read /nonexistent/redlockrun-password") !=
+          std::string::npos);
+}
+
+TEST_CASE("settings: a user needs a password; TLS is refused for now") {
+    FakeEnvironment env;
+    ConnectionRequest request;
+    request.url = "redis://alice@h";
+    auto refused = resolve_settings(request, env.function());
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().find("user alice has no password") != std::string::npos);
+    env.variables["REDISCLI_AUTH"] = "pw";
+    CHECK(resolve_settings(request, env.function()));
+
+    request.url = "rediss://h";
+    CHECK_FALSE(resolve_settings(request, env.function()));
+}
