@@ -17,7 +17,9 @@ std::string server_text(const Reply& error) {
 }
 
 std::string advice(std::string_view code, const std::string& text) {
-    if (code == "NOAUTH") {
+    // Redis 7 answers a long request from a client that has not authenticated with this, then
+    // closes the connection.
+    if (code == "NOAUTH" || (code == "ERR" && text.find("unauthenticated") != std::string::npos)) {
         return "it needs a password: give one with --password-file, $REDISCLI_AUTH or the URL";
     }
     if (code == "WRONGPASS") {

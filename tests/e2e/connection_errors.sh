@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# Redis unavailable or refusing us (69), and usage errors (64): clear one-line messages, no password
+# in any output, and nothing changed in Redis.
+. "$(dirname "$0")/lib.sh"
+
+start_redis SECURE --requirepass 'correct horse battery'
+start_redis ACL
+redis-cli -p "$ACL_PORT" acl setuser locker on '>lockerpass' '~*' '+@all' >/dev/null
+redis-cli -p "$ACL_PORT" acl setuser default off >/dev/null
+secure_cli() { redis-cli -p "$SECURE_PORT" --no-auth-warning -a 'correct horse battery' "$@"; }
+
+test_nothing_listening_is_69() {
+    local port
+    port=$((REDIS_PORT + 1))
+    run_rlr -u "redis://127.0.0.1:$port" -k job -- touch "$WORK/ran"
+    expect_status 69
+    expect_contains "$err" "cannot connect to Redis at 127.0.0.1:$port" "message"
+    [ -e "$WORK/ran" ] && fail "the command ran"
+    run_rlr -u "unix://$WORK/no.sock" -k job -- true
+    expect_status 69
+    expect_contains "$err" "unix:$WORK/no.sock" "message"
+    run_rlr -u "redis://no-such-host.invalid" -k job -- true
+    expect_status 69
+    expect_contains "$err" "cannot resolve" "message"
+    run_rlr -u "redis://127.0.0.1:$port" -k job --status
+    expect_status 69
+}
+
+test_a_server_that_does_not_answer_times_out_with_69() {
+    kill -STOP "$REDIS_PID"
+    run_rlr --connect-timeout 300ms -k job -- true
+    kill -CONT "$REDIS_PID"
+    expect_status 69
+    expect_contains "$err" "did not answer within 300ms" "message"
+    expect_lt "$elapsed_ms" 5000 "bounded by --connect-timeout"
+}
+
+test_wrong_password_is_69_and_never_shown() {
+    secure_cli flushall >/dev/null
+    local url_password=Url-Secret-4711 file_password=File-Secret-0815 env_password=Env-Secret-2342
+    printf '%s\n' "$file_password" >"$WORK/password"
+    local attempt
+    for attempt in url file env; do
+        case $attempt in
+        url) run_rlr -v -u "redis://:$url_password@127.0.0.1:$SECURE_PORT" -k job -- true ;;
+        file) run_rlr -v -u "redis://127.0.0.1:$SECURE_PORT" --password-file "$WORK/password" -k job -- true ;;
+        env) REDISCLI_AUTH=$env_password run_rlr -v -u "redis://127.0.0.1:$SECURE_PORT" -k job -- true ;;
+        esac
+        expect_status 69 "$attempt"
+        expect_contains "$err" "WRONGPASS" "$attempt message"
+        expect_not_contains "$out$err" "Secret" "$attempt output"
+    done
+    expect_eq "$(secure_cli dbsize)" 0 "nothing written"
+}
+
+test_missing_password_is_69_with_noauth() {
+    run_rlr -u "redis://127.0.0.1:$SECURE_PORT" -k job -- true
+    expect_status 69
+    expect_contains "$err" "needs a password" "message"
+    expect_contains "$err" "--password-file" "advice"
+}
+
+test_right_password_works_from_every_source() {
+    printf 'correct horse battery\n' >"$WORK/password"
+    run_rlr -u "redis://127.0.0.1:$SECURE_PORT" --password-file "$WORK/password" -k job -- true
+    expect_status 0
+    REDISCLI_AUTH='correct horse battery' run_rlr -u "redis://127.0.0.1:$SECURE_PORT" -k job -- true
+    expect_status 0
+    REDLOCKRUN_URL="redis://:correct%20horse%20battery@127.0.0.1:$SECURE_PORT" run_rlr -k job -- true
+    expect_status 0
+    expect_eq "$err" "" "no warning for a URL from the environment"
+    run_rlr -u "redis://:correct%20horse%20battery@127.0.0.1:$SECURE_PORT" -k job -- true
+    expect_status 0
+    expect_contains "$err" "a password in --url is visible" "warning for a password on the command line"
+    expect_not_contains "$err" "horse" "warning"
+}
+
+test_acl_users() {
+    printf 'lockerpass\n' >"$WORK/password"
+    run_rlr -u "redis://locker@127.0.0.1:$ACL_PORT" --password-file "$WORK/password" -k job -- true
+    expect_status 0
+    run_rlr -u "redis://locker:wrong@127.0.0.1:$ACL_PORT" -k job -- true
+    expect_status 69
+    expect_contains "$err" "WRONGPASS" "message"
+    run_rlr -u "redis://locker@127.0.0.1:$ACL_PORT" -k job -- true
+    expect_status 64
+    expect_contains "$err" "user locker has no password" "message"
+}
+
+test_a_refused_login_leaves_no_lock_behind() {
+    # The server has no password, so AUTH fails while the default user may still run the pipelined
+    # acquire: it must be undone.
+    run_rlr -u "redis://:needless-pw@127.0.0.1:$REDIS_PORT" -k job -- touch "$WORK/ran"
+    expect_status 69
+    expect_contains "$err" "AUTH" "message"
+    [ -e "$WORK/ran" ] && fail "the command ran"
+    expect_eq "$(rcli exists job '{job}:redlockrun:owner')" 0 "no lock left behind"
+}
+
+test_a_database_that_does_not_exist_is_69_and_changes_nothing() {
+    run_rlr -u "redis://127.0.0.1:$REDIS_PORT/99" -k job -- touch "$WORK/ran"
+    expect_status 69
+    expect_contains "$err" "DB index is out of range" "message"
+    [ -e "$WORK/ran" ] && fail "the command ran"
+    expect_eq "$(rcli dbsize)" 0 "nothing written to database 0"
+}
+
+test_a_read_only_replica_is_named() {
+    start_redis REPLICA --replicaof 127.0.0.1 "$REDIS_PORT"
+    run_rlr -u "redis://127.0.0.1:$REPLICA_PORT" -k job -- true
+    expect_status 69
+    expect_contains "$err" "READONLY" "message"
+    expect_contains "$err" "primary" "advice"
+}
+
+test_usage_errors_are_64() {
+    local args
+    while IFS= read -r args; do
+        eval "run_rlr $args"
+        expect_status 64 "$args"
+        expect_eq "$(wc -l <<<"$err")" 1 "one line for: $args"
+        expect_contains "$err" "redlockrun: " "prefix for: $args"
+    done <<'EOF_ARGS'
+-- true
+-k job
+-k
+-k job --no-such-option true
+-k job -w forever true
+-k job -t 1x true
+-k job -t 10ms true
+-k job -E 300 true
+-k job --timestamp-unit minutes true
+-k job -u http://example.com true
+-k job -u redis://:Pw-In-Bad-Url@h:99999 true
+-k job -u unix://relative true
+-k job -u rediss://127.0.0.1 true
+-k job --password-file /nonexistent/file true
+-k job -n -w 1 true
+-k job -c true false
+--status -k job true
+EOF_ARGS
+    expect_eq "$(rcli dbsize)" 0 "nothing written"
+    run_rlr -k job -u 'redis://:Pw-In-Bad-Url@h:99999' true
+    expect_not_contains "$err" "Pw-In-Bad-Url" "a bad URL's password"
+}
+
+test_help_and_version() {
+    run_rlr --help
+    expect_status 0
+    expect_contains "$out" "Usage:" "help"
+    expect_eq "$err" "" "stderr of --help"
+    run_rlr -V
+    expect_status 0
+    expect_contains "$out" "redlockrun " "version"
+}
+
+run_tests

@@ -1,0 +1,212 @@
+# Sourced by every end-to-end test file. Starts real redis-server processes on free ports, runs the
+# redlockrun binary against them, and reports each test_* function as ok / not ok.
+#
+#   REDLOCKRUN   the binary under test (set by CTest)
+#
+# A missing redis-server is a failure, never a skip.
+
+set -u
+REDLOCKRUN=${REDLOCKRUN:?set REDLOCKRUN to the redlockrun binary}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/redlockrun-e2e.XXXXXX")
+SERVER_PIDS=()
+BACKGROUND_PIDS=()
+
+cleanup() {
+    local pid
+    for pid in "${BACKGROUND_PIDS[@]}"; do
+        kill -KILL "$pid" 2>/dev/null
+    done
+    for pid in "${SERVER_PIDS[@]}"; do
+        kill -CONT "$pid" 2>/dev/null
+        kill -TERM "$pid" 2>/dev/null
+    done
+    wait 2>/dev/null
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+for tool in redis-server redis-cli; do
+    if ! command -v "$tool" >/dev/null; then
+        echo "FATAL: $tool is not installed (the README's test command installs it)" >&2
+        exit 1
+    fi
+done
+
+# start_redis PREFIX [redis-server options...]
+# Starts a server on a free port with a unix socket beside it, and sets PREFIX_PORT, PREFIX_SOCK,
+# PREFIX_PID. Without persistence; its log is in $WORK/PREFIX.log.
+start_redis() {
+    local prefix=$1
+    shift
+    local attempt port sock pid
+    sock="$WORK/$prefix.sock"
+    for attempt in $(seq 1 10); do
+        port=$((20000 + RANDOM % 40000))
+        redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no \
+            --unixsocket "$sock" --unixsocketperm 700 --dir "$WORK" \
+            --logfile "$WORK/$prefix.log" "$@" </dev/null >/dev/null 2>&1 &
+        pid=$!
+        local tries
+        for tries in $(seq 1 100); do
+            if ! kill -0 "$pid" 2>/dev/null; then
+                break # did not start: the port was taken, probably
+            fi
+            if redis-cli -p "$port" ping 2>/dev/null | grep -q -e PONG -e NOAUTH; then
+                SERVER_PIDS+=("$pid")
+                printf -v "${prefix}_PORT" '%s' "$port"
+                printf -v "${prefix}_SOCK" '%s' "$sock"
+                printf -v "${prefix}_PID" '%s' "$pid"
+                return 0
+            fi
+            sleep 0.05
+        done
+        kill -KILL "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+    done
+    echo "FATAL: could not start redis-server $*; the end of its log:" >&2
+    tail -n 3 "$WORK/$prefix.log" >&2
+    exit 1
+}
+
+# The default server every test file uses.
+start_redis REDIS
+export REDLOCKRUN_URL="redis://127.0.0.1:$REDIS_PORT"
+unset REDIS_URL REDISCLI_AUTH
+
+rcli() { redis-cli -p "$REDIS_PORT" "$@"; }
+
+# Server time in ms, the clock the lock is judged by.
+server_ms() {
+    local t
+    t=($(rcli time))
+    echo $((t[0] * 1000 + t[1] / 1000))
+}
+
+now_ms() { date +%s%3N; }
+
+# run_rlr ARGS...: runs redlockrun; sets status, out, err, and elapsed_ms.
+run_rlr() {
+    local start
+    start=$(now_ms)
+    timeout -k 5 120 "$REDLOCKRUN" "$@" >"$WORK/out" 2>"$WORK/err"
+    status=$?
+    elapsed_ms=$(($(now_ms) - start))
+    out=$(cat "$WORK/out")
+    err=$(cat "$WORK/err")
+}
+
+# start_bg VAR ARGS...: runs redlockrun in the background; its pid goes to VAR, its stderr to
+# $WORK/VAR.err. A non-interactive shell starts background jobs with SIGINT and SIGQUIT ignored;
+# they are restored here, as for a command started from a terminal or a service manager.
+start_bg() {
+    local var=$1
+    shift
+    (
+        trap - INT QUIT
+        exec "$REDLOCKRUN" "$@"
+    ) 2>"$WORK/$var.err" &
+    printf -v "$var" '%s' "$!"
+    BACKGROUND_PIDS+=("$!")
+}
+
+# wait_for DESCRIPTION COMMAND...: polls (up to 10 s) until COMMAND succeeds.
+wait_for() {
+    local what=$1
+    shift
+    local i
+    for i in $(seq 1 200); do
+        if "$@" >/dev/null 2>&1; then
+            return 0
+        fi
+        sleep 0.05
+    done
+    fail "timed out waiting for: $what"
+    return 1
+}
+
+# The exit status of a background process (it must be a child of this shell).
+exit_of() {
+    wait "$1"
+}
+
+lock_held() { [ "$(rcli exists "$1")" = 1 ]; }
+
+fail() {
+    echo "    FAIL: $*" >&2
+    TEST_FAILED=1
+}
+
+expect_status() {
+    if [ "$status" != "$1" ]; then
+        fail "expected exit status $1, got $status${2:+ ($2)}; stderr: $err"
+    fi
+}
+
+expect_eq() { # ACTUAL EXPECTED WHAT
+    if [ "$1" != "$2" ]; then
+        fail "$3: expected '$2', got '$1'"
+    fi
+}
+
+expect_contains() { # HAYSTACK NEEDLE WHAT
+    if [[ "$1" != *"$2"* ]]; then
+        fail "$3: '$2' not found in: $1"
+    fi
+}
+
+expect_not_contains() { # HAYSTACK NEEDLE WHAT
+    if [[ "$1" == *"$2"* ]]; then
+        fail "$3: '$2' must not appear in: $1"
+    fi
+}
+
+expect_lt() { # A B WHAT
+    if ! [ "$1" -lt "$2" ]; then
+        fail "$3: expected $1 < $2"
+    fi
+}
+
+expect_ge() { # A B WHAT
+    if ! [ "$1" -ge "$2" ]; then
+        fail "$3: expected $1 >= $2"
+    fi
+}
+
+# Runs every test_* function of the sourcing file, each in a subshell against a flushed server.
+run_tests() {
+    local failures=0 count=0 name
+    for name in $(declare -F | awk '{print $3}' | grep '^test_'); do
+        if [ -n "${ONLY:-}" ] && [ "$name" != "$ONLY" ]; then
+            continue
+        fi
+        count=$((count + 1))
+        rcli flushall >/dev/null
+        if (
+            TEST_FAILED=0
+            BACKGROUND_PIDS=()
+            WORK="$WORK/$name" # marker files never leak from one test into the next
+            mkdir "$WORK"
+            servers_before=${#SERVER_PIDS[@]}
+            "$name"
+            for pid in "${BACKGROUND_PIDS[@]}"; do
+                kill -KILL "$pid" 2>/dev/null
+            done
+            for pid in "${SERVER_PIDS[@]:$servers_before}"; do
+                kill -CONT "$pid" 2>/dev/null
+                kill -KILL "$pid" 2>/dev/null
+            done
+            exit "$TEST_FAILED"
+        ); then
+            echo "ok - $name"
+        else
+            echo "not ok - $name"
+            failures=$((failures + 1))
+        fi
+    done
+    if [ "$count" = 0 ]; then
+        echo "no tests ran" >&2
+        exit 1
+    fi
+    echo "$((count - failures))/$count passed"
+    [ "$failures" = 0 ]
+}

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Running the command: exit status passthrough, signals, 126/127, -c, environment, release.
+. "$(dirname "$0")/lib.sh"
+
+test_exit_status_passes_through() {
+    local code
+    for code in 0 3 42; do
+        run_rlr -k job -- sh -c "exit $code"
+        expect_status "$code"
+        expect_eq "$err" "" "stderr for exit $code"
+    done
+    expect_eq "$(rcli exists job)" 0 "the lock is released"
+}
+
+test_signal_death_is_128_plus_n() {
+    run_rlr -k job -- sh -c 'kill -TERM $$'
+    expect_status 143
+    run_rlr -k job -- sh -c 'kill -KILL $$'
+    expect_status 137
+    expect_eq "$(rcli exists job)" 0 "the lock is released"
+}
+
+test_command_not_found_is_127_and_releases() {
+    run_rlr -k job -- no-such-command-anywhere arg
+    expect_status 127
+    expect_contains "$err" "redlockrun: no-such-command-anywhere: command not found" "message"
+    expect_eq "$(rcli exists job)" 0 "the lock is released"
+    run_rlr -k job -- "$WORK/missing/script.sh"
+    expect_status 127
+}
+
+test_not_executable_is_126_and_releases() {
+    printf '#!/bin/sh\necho hi\n' >"$WORK/plain.sh"
+    chmod 644 "$WORK/plain.sh"
+    run_rlr -k job -- "$WORK/plain.sh"
+    expect_status 126
+    expect_contains "$err" "Permission denied" "message"
+    expect_eq "$(rcli exists job)" 0 "the lock is released"
+    run_rlr -k job -- "$WORK"
+    expect_status 126
+}
+
+test_script_without_shebang_runs_with_sh() {
+    printf 'echo "no shebang $1"\n' >"$WORK/bare.sh"
+    chmod 755 "$WORK/bare.sh"
+    run_rlr -k job -- "$WORK/bare.sh" ok
+    expect_status 0
+    expect_eq "$out" "no shebang ok" "output"
+}
+
+test_shell_command_with_c() {
+    run_rlr -k job -c 'echo "$((6 * 7))"; exit 5'
+    expect_status 5
+    expect_eq "$out" "42" "output of -c"
+}
+
+test_environment_reaches_the_command() {
+    run_rlr -k env-job -- sh -c 'echo "$REDLOCKRUN_KEY $REDLOCKRUN_FENCE $INHERITED"'
+    expect_status 0
+    local key fence inherited
+    read -r key fence inherited <<<"$out"
+    expect_eq "$key" "env-job" "REDLOCKRUN_KEY"
+    expect_eq "$fence" "$(rcli get '{env-job}:redlockrun:fence')" "REDLOCKRUN_FENCE"
+    # And the rest of the environment is inherited, with REDLOCKRUN_* replaced, not duplicated.
+    INHERITED=yes REDLOCKRUN_KEY=stale run_rlr -k env-job -- sh -c 'echo "$INHERITED $REDLOCKRUN_KEY"; env | grep -c ^REDLOCKRUN_KEY='
+    expect_eq "$out" "yes env-job
+1" "inherited environment"
+}
+
+test_fence_strictly_increases_and_survives_losing_the_counter() {
+    local previous=0 fence i
+    for i in 1 2 3; do
+        run_rlr -k job -- sh -c 'echo $REDLOCKRUN_FENCE'
+        fence=$out
+        expect_eq "$(( fence > previous ))" 1 "fence $fence after $previous"
+        previous=$fence
+    done
+    rcli del '{job}:redlockrun:fence' >/dev/null
+    run_rlr -k job -- sh -c 'echo $REDLOCKRUN_FENCE'
+    expect_eq "$(( out > previous ))" 1 "fence $out after the counter was deleted (was $previous)"
+}
+
+test_stdin_and_stdout_are_the_command_s() {
+    out=$(printf 'line one\nline two\n' | "$REDLOCKRUN" -k job -- sort -r)
+    expect_eq "$out" "line two
+line one" "piped through the command"
+}
+
+test_unix_socket_url() {
+    run_rlr -u "unix://$REDIS_SOCK" -k sock-job -- sh -c 'echo $REDLOCKRUN_FENCE'
+    expect_status 0
+    expect_eq "$out" "$(rcli get '{sock-job}:redlockrun:fence')" "fence via the unix socket"
+}
+
+test_database_from_the_url() {
+    run_rlr -u "redis://127.0.0.1:$REDIS_PORT/3" -k db-job -- sh -c 'redis-cli -p '"$REDIS_PORT"' -n 3 exists db-job'
+    expect_status 0
+    expect_eq "$out" "1" "the lock lives in database 3 while held"
+    expect_eq "$(rcli -n 0 exists '{db-job}:redlockrun:fence')" 0 "nothing in database 0"
+    expect_eq "$(rcli -n 3 exists '{db-job}:redlockrun:fence')" 1 "fence in database 3"
+}
+
+test_lock_holds_a_millisecond_timestamp_while_the_command_runs() {
+    run_rlr -k job -t 20s -- sh -c "redis-cli -p $REDIS_PORT get job; redis-cli -p $REDIS_PORT pttl job; redis-cli -p $REDIS_PORT hget '{job}:redlockrun:owner' pid"
+    local value pttl pid
+    { read -r value; read -r pttl; read -r pid; } <<<"$out"
+    local now
+    now=$(server_ms)
+    expect_eq "$(( value > now && value <= now + 20000 ))" 1 "value $value is an expiry in ms (now $now)"
+    expect_eq "$(( pttl > 15000 && pttl <= 20000 ))" 1 "PTTL $pttl follows the TTL"
+    expect_eq "$(( pid > 0 ))" 1 "owner pid recorded"
+    expect_eq "$(rcli exists job '{job}:redlockrun:owner')" 0 "key and owner deleted on release"
+}
+
+test_verbose_reports_with_timings() {
+    run_rlr -v -k job -- true
+    expect_status 0
+    expect_contains "$err" "redlockrun: acquired job (fence " "acquire"
+    expect_contains "$err" "the command exited with status 0 after" "command"
+    expect_contains "$err" "redlockrun: released job after " "release"
+}
+
+test_an_expired_lock_at_release_is_reported() {
+    run_rlr -k job -t 300ms -- sleep 1
+    expect_status 0
+    expect_contains "$err" "the lock on job was lost before the command finished" "message"
+}
+
+run_tests

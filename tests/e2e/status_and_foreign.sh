@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# --status in every state, and keys that hold something other than a timestamp lock.
+. "$(dirname "$0")/lib.sh"
+
+test_status_free() {
+    run_rlr -k job --status
+    expect_status 0
+    expect_eq "$out" "job: free" "never used"
+    run_rlr -k job -- true
+    run_rlr -k job --status
+    expect_status 0
+    expect_eq "$out" "job: free (last fence $(rcli get '{job}:redlockrun:fence'))" "after a run"
+}
+
+test_status_held_by_redlockrun() {
+    start_bg holder -k job -t 40s -- sleep 30
+    wait_for "the holder" lock_held job
+    run_rlr -k job --status
+    expect_status 75
+    expect_contains "$out" "job: held by $(hostname) pid $holder for another " "holder"
+    expect_contains "$out" "fence $(rcli get '{job}:redlockrun:fence')" "fence"
+    kill -TERM "$holder"
+    wait "$holder"
+    run_rlr -k job --status
+    expect_status 0
+}
+
+test_status_held_by_a_classic_client_in_either_unit() {
+    rcli set job $(( $(server_ms) / 1000 + 60 )) >/dev/null
+    run_rlr -k job --status
+    expect_status 75
+    expect_contains "$out" "job: held by a client of the classic algorithm for another" "seconds"
+    expect_contains "$out" " s)" "unit"
+    rcli set job $(( $(server_ms) + 60000 )) >/dev/null
+    run_rlr -k job --status
+    expect_status 75
+    expect_contains "$out" " ms)" "unit"
+}
+
+test_status_of_an_expired_timestamp_is_free() {
+    rcli set job 1700000000.5 >/dev/null
+    run_rlr -k job --status
+    expect_status 0
+    expect_contains "$out" "job: free (the timestamp 1700000000.5 s expired " "stale value"
+}
+
+test_status_of_a_foreign_key_is_65() {
+    rcli rpush job a b >/dev/null
+    run_rlr -k job --status
+    expect_status 65
+    expect_eq "$out" "" "stdout"
+    expect_contains "$err" "job holds a list, not a timestamp lock" "message"
+}
+
+# A key that is not a timestamp lock is refused with 65, and neither it nor anything else changes.
+check_untouched() {
+    local setup=$1
+    rcli flushall >/dev/null
+    eval "$setup" >/dev/null
+    local before
+    before=$(rcli --no-raw dump job; rcli pexpiretime job; rcli dbsize)
+    run_rlr -k job -- touch "$WORK/ran"
+    expect_status 65 "$setup"
+    expect_contains "$err" "nothing was changed" "message for $setup"
+    [ -e "$WORK/ran" ] && fail "the command ran for $setup"
+    expect_eq "$(rcli --no-raw dump job; rcli pexpiretime job; rcli dbsize)" "$before" "key and database after $setup"
+    run_rlr -k job -w 1 -- true
+    expect_status 65 "$setup with -w"
+}
+
+test_foreign_values_are_refused_and_left_alone() {
+    check_untouched "rcli set job hello"
+    check_untouched "rcli set job 1"
+    check_untouched "rcli set job '' "
+    check_untouched "rcli set job 1e12"
+    check_untouched "rcli set job 1763812345abc"
+    check_untouched "rcli set job 99999999999999999999"
+    check_untouched "rcli set job x EX 100"
+    check_untouched "rcli hset job a 1"
+    check_untouched "rcli rpush job a"
+    check_untouched "rcli sadd job a"
+    check_untouched "rcli zadd job 1 a"
+}
+
+test_script_and_status_agree_on_every_value() {
+    # --status interprets values in C++; acquire decides in Lua. They must agree.
+    local now value expected_status expected_acquire
+    now=$(server_ms)
+    while read -r value expected_status expected_acquire; do
+        rcli flushall >/dev/null
+        rcli set job "$value" >/dev/null
+        run_rlr -k job --status
+        expect_status "$expected_status" "--status of $value"
+        run_rlr -n -k job -- true
+        expect_status "$expected_acquire" "acquire of $value"
+    done <<EOF_VALUES
+$((now + 60000)) 75 75
+$((now - 1000)) 0 0
+$((now / 1000 + 60)) 75 75
+$((now / 1000 - 2)) 0 0
+$((now / 1000 + 60)).25 75 75
+$((now / 1000 - 2)).999 0 0
+$((now + 60000)).7 75 75
+0$((now / 1000 + 60)) 75 75
+999999999 65 65
+1000000000 0 0
+99999999999999 75 75
+100000000000000 65 65
+$((now / 1000)). 65 65
+.5 65 65
+-$((now + 60000)) 65 65
+EOF_VALUES
+}
+
+run_tests

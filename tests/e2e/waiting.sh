@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# Contention: -n, -w, -E, hand-off to waiters, crashed holders, signals while waiting, and mutual
+# exclusion under load.
+. "$(dirname "$0")/lib.sh"
+
+# Starts a redlockrun that holds KEY until $WORK/release-KEY exists; waits until it holds it.
+hold() {
+    local key=$1
+    shift
+    start_bg holder "$@" -k "$key" -c "while [ ! -e '$WORK/release-$key' ]; do sleep 0.02; done"
+    wait_for "$key to be held" lock_held "$key"
+}
+
+test_no_wait_on_a_held_lock_is_75_at_once() {
+    hold job
+    run_rlr -n -k job -- touch "$WORK/ran"
+    expect_status 75
+    expect_lt "$elapsed_ms" 5000 "-n returned without waiting"
+    expect_contains "$err" "redlockrun: job is held by $(hostname) pid $holder for another" "message"
+    [ -e "$WORK/ran" ] && fail "the command ran without the lock"
+    run_rlr -q -n -k job -- true
+    expect_status 75
+    expect_eq "$err" "" "-q silences the busy message"
+    run_rlr -w 0 -k job -- true
+    expect_status 75
+    touch "$WORK/release-job"
+    exit_of "$holder" || fail "the holder failed"
+}
+
+test_wait_limit_gives_up_with_75() {
+    hold job
+    run_rlr -w 0.5 -k job -- touch "$WORK/ran"
+    expect_status 75
+    expect_ge "$elapsed_ms" 500 "waited for -w 0.5"
+    expect_lt "$elapsed_ms" 10000 "gave up"
+    expect_contains "$err" "gave up after waiting" "message"
+    [ -e "$WORK/ran" ] && fail "the command ran without the lock"
+    touch "$WORK/release-job"
+}
+
+test_conflict_exit_code() {
+    hold job
+    run_rlr -E 0 -n -k job -- touch "$WORK/ran"
+    expect_status 0
+    [ -e "$WORK/ran" ] && fail "the command ran without the lock"
+    run_rlr -E 9 -w 100ms -k job -- true
+    expect_status 9
+    touch "$WORK/release-job"
+    exit_of "$holder" || fail "the holder failed"
+    # The command's own status is still passed through when the lock is free.
+    run_rlr -E 0 -k job -- sh -c 'exit 75'
+    expect_status 75
+}
+
+test_a_waiter_gets_the_lock_as_soon_as_it_is_released() {
+    # The holder's TTL is long: a waiter that only woke on its BLPOP timeout (capped at 5 s) or on
+    # the TTL would start seconds after the release, not milliseconds.
+    start_bg holder -t 60s -k job -c "while [ ! -e '$WORK/go' ]; do sleep 0.02; done; date +%s%3N >'$WORK/holder-end'"
+    wait_for "the holder" lock_held job
+    start_bg waiter -k job -c "date +%s%3N >'$WORK/waiter-start'"
+    sleep 1 # the waiter is blocked by now
+    [ -e "$WORK/waiter-start" ] && fail "the waiter ran while the lock was held"
+    touch "$WORK/go"
+    exit_of "$holder" || fail "holder"
+    exit_of "$waiter" || fail "waiter: $(cat "$WORK/waiter.err")"
+    local gap=$(($(cat "$WORK/waiter-start") - $(cat "$WORK/holder-end")))
+    expect_ge "$gap" 0 "the waiter started after the holder ended"
+    expect_lt "$gap" 2500 "hand-off gap in ms"
+}
+
+test_waiters_are_woken_one_per_release() {
+    start_bg holder -k job -c "while [ ! -e '$WORK/go' ]; do sleep 0.02; done"
+    wait_for "the holder" lock_held job
+    local pids=() i
+    for i in 1 2 3; do
+        "$REDLOCKRUN" -k job -c "echo start >>'$WORK/log'; sleep 0.2; echo end >>'$WORK/log'" &
+        pids+=("$!")
+    done
+    sleep 0.5
+    touch "$WORK/go"
+    for i in "${pids[@]}"; do
+        wait "$i" || fail "waiter $i failed"
+    done
+    expect_eq "$(tr '\n' ' ' <"$WORK/log")" "start end start end start end " "runs never overlap"
+}
+
+test_a_crashed_holder_s_lock_is_taken_after_it_expires() {
+    start_bg holder -t 1500ms -k job -- sleep 60
+    wait_for "the holder" lock_held job
+    kill -KILL "$holder"
+    wait "$holder" 2>/dev/null
+    lock_held job || fail "the crashed holder's lock should still be there"
+    run_rlr -k job -- true
+    expect_status 0
+    expect_ge "$elapsed_ms" 300 "waited for the expiry"
+    expect_lt "$elapsed_ms" 10000 "took the expired lock over"
+}
+
+test_a_stale_timestamp_without_ttl_is_taken_over() {
+    rcli set job $(( $(server_ms) + 1200 )) >/dev/null
+    run_rlr -k job -- true
+    expect_status 0
+    expect_ge "$elapsed_ms" 500 "waited for the timestamp to pass"
+    expect_lt "$elapsed_ms" 10000 "then took it"
+    rcli set job 1700000000 >/dev/null # long past, in seconds
+    run_rlr -n -k job -- true
+    expect_status 0
+}
+
+test_signals_while_waiting_end_at_once_and_leave_nothing() {
+    hold job
+    local signal expected
+    for signal in INT TERM HUP; do
+        start_bg waiter -k job -- touch "$WORK/ran-$signal"
+        sleep 0.5
+        local start=$(now_ms)
+        kill -s "$signal" "$waiter"
+        exit_of "$waiter"
+        status=$?
+        expected=$((128 + $(kill -l "$signal")))
+        expect_eq "$status" "$expected" "exit status after SIG$signal"
+        expect_lt "$(($(now_ms) - start))" 3000 "SIG$signal ended the wait promptly"
+        expect_contains "$(cat "$WORK/waiter.err")" "SIG$signal while waiting for job" "message"
+        [ -e "$WORK/ran-$signal" ] && fail "the command ran"
+    done
+    expect_eq "$(rcli hget '{job}:redlockrun:owner' pid)" "$holder" "the holder still holds it"
+    # The interrupted waiters took no wake-up token with them: the next waiter is woken at once.
+    start_bg waiter -t 60s -k job -c "date +%s%3N >'$WORK/waiter-start'"
+    sleep 0.5
+    local released=$(now_ms)
+    touch "$WORK/release-job"
+    exit_of "$waiter" || fail "the last waiter failed"
+    expect_lt "$(($(cat "$WORK/waiter-start") - released))" 2500 "hand-off after interrupted waiters"
+}
+
+test_a_signal_ignored_at_start_stays_ignored() {
+    # As under nohup: whoever started redlockrun chose to ignore SIGHUP, for it and its command.
+    hold job
+    (
+        trap '' HUP
+        exec "$REDLOCKRUN" -k job -c "grep SigIgn /proc/\$\$/status >'$WORK/ignored'"
+    ) 2>"$WORK/waiter.err" &
+    local waiter=$!
+    sleep 0.5
+    kill -HUP "$waiter"
+    sleep 0.5
+    kill -0 "$waiter" 2>/dev/null || fail "SIGHUP ended a redlockrun that was started ignoring it"
+    touch "$WORK/release-job"
+    wait "$waiter" || fail "the waiter failed: $(cat "$WORK/waiter.err")"
+    local mask
+    mask=$(awk '{print $2}' "$WORK/ignored")
+    expect_eq "$(( 0x${mask:-0} & 1 ))" 1 "the command inherits the ignored SIGHUP (SigIgn $mask)"
+}
+
+test_mutual_exclusion_under_contention() {
+    # 8 processes x 25 runs of a read-sleep-write increment: any overlap loses an increment.
+    rcli set counter 0 >/dev/null
+    local worker pids=()
+    for worker in $(seq 1 8); do
+        (
+            for run in $(seq 1 25); do
+                "$REDLOCKRUN" -k mutex -c "v=\$(redis-cli -p $REDIS_PORT get counter); sleep 0.01; redis-cli -p $REDIS_PORT set counter \$((v + 1)) >/dev/null" ||
+                    echo "run failed: $?" >>"$WORK/failures"
+            done
+        ) &
+        pids+=("$!")
+    done
+    for worker in "${pids[@]}"; do
+        wait "$worker"
+    done
+    [ -s "$WORK/failures" ] && fail "$(cat "$WORK/failures")"
+    expect_eq "$(rcli get counter)" 200 "final count"
+}
+
+run_tests
