@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# What redlockrun sends to Redis, as MONITOR sees it: one script call to acquire and one to release,
+# by SHA1 once the server knows the scripts, with AUTH and SELECT sent ahead of the first call.
+. "$(dirname "$0")/lib.sh"
+
+start_redis SECURE --requirepass pw
+
+# monitored PORT COMMAND...: runs COMMAND (in this shell) while MONITOR records; sets `sent` to the
+# commands that clients (not scripts) sent, without their arguments.
+monitored() {
+    local port=$1
+    shift
+    redis-cli -p "$port" monitor >"$WORK/monitor" &
+    local monitor=$!
+    wait_for "MONITOR" grep -q OK "$WORK/monitor"
+    "$@"
+    sleep 0.3
+    kill "$monitor"
+    wait "$monitor" 2>/dev/null
+    # Lines look like: 1700000000.123456 [3 127.0.0.1:5000] "EVALSHA" "..."; scripts' show [3 lua].
+    sent=$(grep -v ' lua\] ' "$WORK/monitor" | grep -v '^OK$' |
+        sed -E 's/^[0-9.]+ \[[^]]*\] "([A-Za-z]+)".*/\1/' | tr '\n' ' ')
+}
+
+test_an_uncontended_run_is_two_script_calls() {
+    run_rlr -k job -- true # the server learns the scripts
+    monitored "$REDIS_PORT" run_rlr -k job -- true
+    expect_status 0
+    expect_eq "$sent" "EVALSHA EVALSHA " "requests of a run"
+}
+
+test_auth_and_select_come_first() {
+    local url="redis://127.0.0.1:$SECURE_PORT/5"
+    export REDISCLI_AUTH=pw
+    run_rlr -u "$url" -k job -- true
+    monitored "$SECURE_PORT" run_rlr -u "$url" -k job -- true
+    expect_status 0
+    expect_eq "$sent" "AUTH SELECT EVALSHA EVALSHA " "requests of a run"
+}
+
+test_unknown_scripts_are_sent_once_in_full() {
+    rcli script flush >/dev/null
+    monitored "$REDIS_PORT" run_rlr -k job -- true
+    expect_status 0
+    expect_eq "$sent" "EVALSHA EVAL EVALSHA EVAL " "after SCRIPT FLUSH"
+    monitored "$REDIS_PORT" run_rlr -k job -- true
+    expect_eq "$sent" "EVALSHA EVALSHA " "once the server knows them"
+}
+
+test_a_waiter_blocks_instead_of_polling() {
+    run_rlr -k warm-up -- true # the server learns the scripts
+    start_bg holder -k job -c "while [ ! -e '$WORK/go' ]; do sleep 0.02; done"
+    wait_for "the holder" lock_held job
+    waiter_run() {
+        start_bg waiter -k job -- true
+        sleep 1.5
+        touch "$WORK/go"
+        exit_of "$waiter" || fail "the waiter failed"
+        exit_of "$holder" || fail "the holder failed"
+    }
+    monitored "$REDIS_PORT" waiter_run
+    # The waiter: acquire (busy), BLPOP until the release wakes it, acquire, release. The holder:
+    # release. Nothing else, however long the wait.
+    expect_eq "$sent" "EVALSHA BLPOP EVALSHA EVALSHA EVALSHA " "requests while waiting"
+}
+
+run_tests
