@@ -25,13 +25,22 @@ Lock:
  -n, --no-wait, --nb           fail at once if the lock is held
  -w, --wait <duration>         give up after waiting this long
                                  (0: same as -n; default: wait forever)
- -t, --ttl <duration>          how long the lock stays valid (default 30s)
+ -t, --ttl <duration>          how long the lock stays valid (default 30s);
+                                 renewed every ttl/3 while the command runs
+     --no-renew                let the lock lapse after the TTL: with
+                                 --on-lost term, the TTL bounds the run
      --timestamp-unit <unit>   write the key's timestamp in ms (default) or s
  -E, --conflict-exit-code <n>  exit status when the lock is not acquired
                                  (default 75)
 
 Command:
  -c, --command <string>        run <string> with /bin/sh -c
+     --on-lost <action>        if the lock is lost while the command runs:
+                                 term (default) stops the command,
+                                 ignore lets it run on with a warning
+     --kill-after <duration>   send SIGKILL this long after SIGTERM
+                                 (default 10s)
+     --lost-exit-code <n>      exit status when the lock was lost (default 76)
 
 Redis:
  -u, --url <url>               redis://[user[:password]@]host[:port][/db]
@@ -55,7 +64,7 @@ Durations: 1.5 (seconds), 500ms, 30s, 1.5s, 2m, 1h.
 
 Exit status: the command's own, or 128+N if signal N killed it;
  64 usage error, 65 the key is not a timestamp lock, 69 Redis unavailable,
- 70 internal error, 71 system error, 75 lock not acquired,
+ 70 internal error, 71 system error, 75 lock not acquired, 76 lock lost,
  126 command not executable, 127 command not found.
 
 For more details see redlockrun(1).
@@ -67,6 +76,10 @@ struct RawOptions {
     bool no_wait = false;
     std::optional<std::string> wait;
     std::optional<std::string> ttl;
+    bool no_renew = false;
+    std::optional<std::string> on_lost;
+    std::optional<std::string> kill_after;
+    std::optional<std::string> lost_exit_code;
     std::optional<std::string> timestamp_unit;
     std::optional<std::string> conflict_exit_code;
     std::optional<std::string> shell_command;
@@ -90,6 +103,10 @@ void define_options(CLI::App& app, RawOptions& raw) {
     app.add_flag("-n,--no-wait,--nb", raw.no_wait);
     value("-w,--wait", raw.wait);
     value("-t,--ttl", raw.ttl);
+    app.add_flag("--no-renew", raw.no_renew);
+    value("--on-lost", raw.on_lost);
+    value("--kill-after", raw.kill_after);
+    value("--lost-exit-code", raw.lost_exit_code);
     value("--timestamp-unit", raw.timestamp_unit);
     value("-E,--conflict-exit-code", raw.conflict_exit_code);
     value("-c,--command", raw.shell_command);
@@ -131,6 +148,23 @@ Options convert(const RawOptions& raw, std::vector<std::string> rest) {
     }
     if (raw.ttl) {
         options.ttl = duration_option("--ttl", *raw.ttl);
+    }
+    options.renew = !raw.no_renew;
+    if (raw.on_lost) {
+        if (*raw.on_lost == "term") {
+            options.on_lost = OnLost::term;
+        } else if (*raw.on_lost == "ignore") {
+            options.on_lost = OnLost::ignore;
+        } else {
+            throw UsageError(
+                fmt::format("--on-lost: '{}' is neither term nor ignore", *raw.on_lost));
+        }
+    }
+    if (raw.kill_after) {
+        options.kill_after = duration_option("--kill-after", *raw.kill_after);
+    }
+    if (raw.lost_exit_code) {
+        options.lost_exit_code = exit_code_option("--lost-exit-code", *raw.lost_exit_code);
     }
     if (raw.timestamp_unit) {
         auto unit = lock::parse_unit(*raw.timestamp_unit);

@@ -25,6 +25,11 @@ SteadyTime steady_now();
 // A point in steady time after which an operation gives up; "never" is represented by nullopt.
 using Deadline = std::optional<SteadyTime>;
 
+// The earlier of a time and a deadline.
+inline SteadyTime earliest(SteadyTime time, const Deadline& deadline) {
+    return deadline && *deadline < time ? *deadline : time;
+}
+
 // Milliseconds from now until the deadline, clamped to [0, cap] (cap also stands for "never"), in
 // the form poll(2) takes.
 int poll_timeout(const Deadline& deadline, Millis cap);

@@ -12,11 +12,18 @@
 
 namespace redlockrun {
 
+// What to do when the lock is lost while the command runs.
+enum class OnLost { term, ignore };
+
 struct Options {
-    std::string key;            // -k
-    bool no_wait = false;       // -n
-    std::optional<Millis> wait; // -w; none: forever
-    Millis ttl{30000};          // -t
+    std::string key;               // -k
+    bool no_wait = false;          // -n
+    std::optional<Millis> wait;    // -w; none: forever
+    Millis ttl{30000};             // -t
+    bool renew = true;             // --no-renew turns it off
+    OnLost on_lost = OnLost::term; // --on-lost
+    Millis kill_after{10000};      // --kill-after
+    int lost_exit_code = 76;       // --lost-exit-code
     lock::TimestampUnit timestamp_unit = lock::TimestampUnit::milliseconds;
     int conflict_exit_code = 75;              // -E
     std::optional<std::string> shell_command; // -c

@@ -5,6 +5,7 @@
 #include "lock/keys.hpp"
 #include "lock/token.hpp"
 #include "lock/waiter.hpp"
+#include "lock_keeper.hpp"
 #include "run/child.hpp"
 #include "run/supervisor.hpp"
 #include "run/wait_status.hpp"
@@ -78,20 +79,32 @@ Expected<run::ChildSpec, run::NotRunnable> command_spec(const Options& options,
     return spec;
 }
 
-void release(lock::LockClient& lock, const Logger& log, const SteadyTime& acquired_at) {
+// Releases the lock if it is still ours; returns true if it found that the lock had been lost. A
+// loss the keeper has reported already is not reported again.
+bool release(lock::LockClient& lock, const Logger& log, const SteadyTime& acquired_at,
+             bool known_lost = false) {
     const auto& key = lock.keys().lock;
     auto answer = lock.release();
     if (!answer) {
-        log.error("could not release {}: {}; it expires by itself within the TTL", key,
-                  answer.error().message);
-        return;
+        if (known_lost) {
+            log.info("could not release {}: {}", key, answer.error().message);
+        } else {
+            log.error("could not release {}: {}; it expires by itself within the TTL", key,
+                      answer.error().message);
+        }
+        return false;
     }
     if (auto* lost = std::get_if<lock::Lost>(&*answer)) {
-        log.error("the lock on {} was lost before the command finished: {}", key,
-                  lock::describe(*lost));
-        return;
+        if (known_lost) {
+            log.info("{} was not ours to release any more: {}", key, lock::describe(*lost));
+        } else {
+            log.error("the lock on {} was lost before the command finished: {}", key,
+                      lock::describe(*lost));
+        }
+        return true;
     }
     log.info("released {} after {}", key, format_duration(steady_now() - acquired_at));
+    return false;
 }
 
 } // namespace
@@ -147,11 +160,17 @@ int run_locked(const Options& options, const redis::ConnectionSettings& settings
     }
     run::Supervisor supervisor(*child, terminal, log);
     router.supervise(&supervisor);
-    const int wait_status = supervisor.wait(signals);
+    LockKeeper keeper(lock,
+                      KeepPolicy{options.ttl, options.renew, options.on_lost, options.kill_after},
+                      acquired.requested_at, log);
+    const int wait_status = supervisor.wait(signals, &keeper);
     log.info("the command {} after {}", run::describe_wait_status(wait_status),
              format_duration(steady_now() - acquired_at));
 
-    release(lock, log, acquired_at);
+    const bool found_lost = release(lock, log, acquired_at, keeper.lost());
+    if ((keeper.lost() || found_lost) && options.on_lost == OnLost::term) {
+        return options.lost_exit_code;
+    }
     return run::exit_status_from_wait(wait_status);
 }
 

@@ -19,10 +19,11 @@ LockClient::LockClient(redis::Connection& connection, LockKeys keys, Identity id
 template <typename Answer>
 Expected<Answer, CallFailure>
 LockClient::run(const redis::Script& script, const std::vector<std::string>& args,
-                Expected<Answer, std::string> (*decode)(const redis::Reply&)) {
+                Expected<Answer, std::string> (*decode)(const redis::Reply&),
+                const redis::CallOptions& options) {
     std::vector<std::string> all_args{db_};
     all_args.insert(all_args.end(), args.begin(), args.end());
-    auto reply = redis::run_script(connection_, script, keys_.all(), all_args);
+    auto reply = redis::run_script(connection_, script, keys_.all(), all_args, options);
     if (!reply) {
         return unexpected(std::move(reply.error()));
     }
@@ -48,11 +49,13 @@ Expected<AcquireAnswer, CallFailure> LockClient::acquire() {
     return answer;
 }
 
-Expected<RenewAnswer, CallFailure> LockClient::renew() {
+Expected<RenewAnswer, CallFailure> LockClient::renew(const Deadline& not_after) {
+    redis::CallOptions options;
+    options.not_after = not_after;
     return run(scripts::renew,
                {identity_.token, std::to_string(params_.ttl.count()),
                 std::string(unit_name(params_.unit))},
-               decode_renew);
+               decode_renew, options);
 }
 
 Expected<ReleaseAnswer, CallFailure> LockClient::release() {

@@ -31,7 +31,8 @@ public:
     // If the login was refused but the acquire ran anyway (as the default user), the grant is
     // undone before the failure is returned: a refused operation leaves no lock behind.
     Expected<AcquireAnswer, redis::CallFailure> acquire();
-    Expected<RenewAnswer, redis::CallFailure> renew();
+    // Gives up at not_after: a renewal that answers after the lock's validity is worthless.
+    Expected<RenewAnswer, redis::CallFailure> renew(const Deadline& not_after);
     Expected<ReleaseAnswer, redis::CallFailure> release();
     Expected<StatusSnapshot, redis::CallFailure> status();
 
@@ -49,7 +50,8 @@ private:
     template <typename Answer>
     Expected<Answer, redis::CallFailure>
     run(const redis::Script& script, const std::vector<std::string>& args,
-        Expected<Answer, std::string> (*decode)(const redis::Reply&));
+        Expected<Answer, std::string> (*decode)(const redis::Reply&),
+        const redis::CallOptions& options = {});
 
     redis::Connection& connection_;
     LockKeys keys_;

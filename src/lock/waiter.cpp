@@ -43,6 +43,7 @@ WaitOutcome acquire_lock(LockClient& lock, const WaitPolicy& policy, const StopR
     bool announced = false;
 
     for (;;) {
+        const SteadyTime requested_at = steady_now();
         auto answer = lock.acquire();
         if (!answer) {
             if (worth_retrying(answer.error()) && !retried) {
@@ -60,7 +61,7 @@ WaitOutcome acquire_lock(LockClient& lock, const WaitPolicy& policy, const StopR
         }
         const Millis waited = steady_now() - start;
         if (auto* granted = std::get_if<Granted>(&*answer)) {
-            return Acquired{*granted, waited};
+            return Acquired{*granted, waited, requested_at};
         }
         if (auto* foreign = std::get_if<Foreign>(&*answer)) {
             return *foreign;

@@ -4,6 +4,7 @@
 // polls.
 #pragma once
 
+#include "clock.hpp"
 #include "lock/lock_client.hpp"
 #include "log.hpp"
 
@@ -22,6 +23,8 @@ struct WaitPolicy {
 struct Acquired {
     Granted grant;
     Millis waited{0};
+    SteadyTime
+        requested_at; // when the winning acquire was sent: the grant's validity counts from here
 };
 
 struct GaveUp {

@@ -26,8 +26,8 @@ CallFailure Connection::fail(CallFailure::Kind kind, std::string message) {
 Expected<bool, CallFailure> Connection::connect(const CallOptions& options) {
     const Wakeup guarded{wakeup_ ? wakeup_->fd : -1,
                          [&] { return wakeup_->handle() && options.abandon_on_wakeup; }};
-    auto stream = connect_stream(settings_.endpoint, steady_now() + settings_.connect_timeout,
-                                 wakeup_ ? &guarded : nullptr);
+    const Deadline deadline = earliest(steady_now() + settings_.connect_timeout, options.not_after);
+    auto stream = connect_stream(settings_.endpoint, deadline, wakeup_ ? &guarded : nullptr);
     if (!stream) {
         const auto& failure = stream.error();
         if (failure.kind == ConnectFailure::Kind::abandoned) {
@@ -128,8 +128,9 @@ Expected<std::vector<Reply>, CallFailure> Connection::call(const std::vector<Com
 
     const Wakeup guarded{wakeup_ ? wakeup_->fd : -1,
                          [&] { return wakeup_->handle() && options.abandon_on_wakeup; }};
+    const SteadyTime started = steady_now();
     const Millis patience = settings_.connect_timeout + options.server_wait;
-    const Deadline deadline = steady_now() + patience;
+    const Deadline deadline = earliest(started + patience, options.not_after);
     size_t written = 0;
     while (received_.size() < expected) {
         while (written < out.size()) {

@@ -36,6 +36,8 @@ struct CallOptions {
     Millis server_wait{0};
     // Give up when the Wakeup asks; otherwise the call finishes and the caller looks afterwards.
     bool abandon_on_wakeup = false;
+    // An absolute bound on the whole call, connecting included, on top of the connect timeout.
+    Deadline not_after;
 };
 
 class Connection {

@@ -1,7 +1,9 @@
-// Watches the running command: forwards signals to its process group, reaps it, and keeps job
-// control working when it runs in the foreground of a terminal.
+// Watches the running command: forwards signals to its process group, reaps it, keeps job control
+// working when it runs in the foreground of a terminal, and gives a Watch (the lock keeper) its
+// turns. All in one poll() loop on the signal pipe; no threads.
 #pragma once
 
+#include "clock.hpp"
 #include "log.hpp"
 #include "run/signals.hpp"
 #include "run/terminal.hpp"
@@ -11,6 +13,18 @@
 
 namespace redlockrun::run {
 
+class Supervisor;
+
+// Something with a timetable of its own while the command runs.
+class Watch {
+public:
+    virtual ~Watch() = default;
+    // When on_due() should run next; nothing: never.
+    virtual Deadline next_due() const = 0;
+    // Runs once next_due() has passed. May block (bounded), and may call Supervisor::terminate().
+    virtual void on_due(Supervisor& supervisor) = 0;
+};
+
 class Supervisor {
 public:
     Supervisor(pid_t child, const Terminal& terminal, const Logger& log);
@@ -19,14 +33,17 @@ public:
     // command's process group.
     void on_signal(int signal_number);
 
-    // Handles signals until the command has exited; returns its wait status. The terminal, if the
-    // command had it, is redlockrun's again afterwards.
-    int wait(SignalPipe& signals);
+    // Handles signals and the watch until the command has exited; returns its wait status. The
+    // terminal, if the command had it, is redlockrun's again afterwards.
+    int wait(SignalPipe& signals, Watch* watch);
+
+    // SIGTERM to the command's process group now, SIGKILL after kill_after if it is still there.
+    void terminate(Millis kill_after);
 
     bool exited() const { return wait_status_.has_value(); }
-    pid_t pid() const { return child_; }
 
 private:
+    void signal_group(int signal_number) const;
     void reap();
     // The command was stopped from the terminal (Ctrl-Z): stop redlockrun too, so the shell sees
     // the job stopped, and resume the command when redlockrun is continued.
@@ -36,6 +53,8 @@ private:
     const Terminal& terminal_;
     const Logger& log_;
     std::optional<int> wait_status_;
+    bool terminating_ = false;
+    Deadline kill_at_; // SIGKILL is due, after terminate()
 };
 
 } // namespace redlockrun::run

@@ -129,6 +129,13 @@ exit_of() {
     wait "$1"
 }
 
+# A process that exists and is not a zombie (an orphan's zombie may linger until init reaps it).
+alive() {
+    local state
+    state=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
+    [[ "$state" != Z* ]]
+}
+
 lock_held() { [ "$(rcli exists "$1")" = 1 ]; }
 
 fail() {

@@ -120,10 +120,20 @@ test_verbose_reports_with_timings() {
     expect_contains "$err" "redlockrun: released job after " "release"
 }
 
-test_an_expired_lock_at_release_is_reported() {
-    run_rlr -k job -t 300ms -- sleep 1
+test_a_lock_lost_between_renewals_is_found_at_release() {
+    # The command deletes the lock and ends long before the next renewal would notice.
+    run_rlr -t 30s -k job -c "redis-cli -p $REDIS_PORT del job >/dev/null"
+    expect_status 76
+    expect_contains "$err" "the lock on job was lost before the command finished: the lock key was deleted" "message"
+    run_rlr -t 30s --on-lost ignore -k job -c "redis-cli -p $REDIS_PORT del job >/dev/null; exit 3"
+    expect_status 3
+    expect_contains "$err" "was lost before the command finished" "message under --on-lost ignore"
+}
+
+test_a_lapsed_lock_is_reported_once() {
+    run_rlr --no-renew --on-lost ignore -t 300ms -k job -- sleep 1
     expect_status 0
-    expect_contains "$err" "the lock on job was lost before the command finished" "message"
+    expect_eq "$err" "redlockrun: lost the lock on job: its TTL of 300ms ran out (--no-renew); the command runs on without it (--on-lost ignore)" "the only message"
 }
 
 run_tests

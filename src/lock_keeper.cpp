@@ -1,0 +1,103 @@
+#include "lock_keeper.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+
+namespace redlockrun {
+
+Millis drift_margin(Millis ttl) {
+    return ttl / 50 + Millis{50};
+}
+
+LockKeeper::LockKeeper(lock::LockClient& lock, const KeepPolicy& policy, SteadyTime granted_at,
+                       const Logger& log)
+    : lock_(lock), policy_(policy), log_(log),
+      valid_until_(granted_at + policy.ttl - drift_margin(policy.ttl)),
+      next_renewal_(granted_at + policy.ttl / 3), random_(std::random_device{}()) {}
+
+Deadline LockKeeper::next_due() const {
+    if (lost_) {
+        return std::nullopt;
+    }
+    return policy_.renew ? std::min(next_renewal_, valid_until_) : valid_until_;
+}
+
+void LockKeeper::on_due(run::Supervisor& supervisor) {
+    if (lost_) {
+        return;
+    }
+    if (steady_now() >= valid_until_) {
+        declare_lost(why_deadline_passed(), supervisor);
+        return;
+    }
+    if (policy_.renew && steady_now() >= next_renewal_) {
+        renew(supervisor);
+    }
+}
+
+void LockKeeper::renew(run::Supervisor& supervisor) {
+    const auto& key = lock_.keys().lock;
+    const SteadyTime sent = steady_now();
+    auto answer = lock_.renew(valid_until_);
+    if (!answer) {
+        if (!failing_since_) {
+            failing_since_ = sent;
+            log_.notice("cannot renew {}: {}; retrying for up to {}", key, answer.error().message,
+                        format_duration(valid_until_ - sent));
+        } else {
+            log_.info("renewing {} failed again: {}", key, answer.error().message);
+        }
+        last_error_ = answer.error().message;
+        next_renewal_ = steady_now() + retry_delay();
+        return;
+    }
+    if (auto* lost = std::get_if<lock::Lost>(&*answer)) {
+        declare_lost(lock::describe(*lost), supervisor);
+        return;
+    }
+    valid_until_ = sent + policy_.ttl - drift_margin(policy_.ttl);
+    next_renewal_ = sent + policy_.ttl / 3;
+    if (failing_since_) {
+        log_.notice("renewed {} again after {} of failures", key,
+                    format_duration(sent - *failing_since_));
+        failing_since_.reset();
+    }
+    log_.info("renewed {} in {}", key, format_duration(steady_now() - sent));
+}
+
+std::string LockKeeper::why_deadline_passed() const {
+    if (!policy_.renew) {
+        return fmt::format("its TTL of {} ran out (--no-renew)", format_duration(policy_.ttl));
+    }
+    if (failing_since_) {
+        return fmt::format("no renewal succeeded for {} ({})",
+                           format_duration(steady_now() - *failing_since_), last_error_);
+    }
+    // Renewals were not even attempted in time: redlockrun itself was stopped or starved.
+    return "it could not be renewed in time (was redlockrun suspended?)";
+}
+
+void LockKeeper::declare_lost(const std::string& why, run::Supervisor& supervisor) {
+    lost_ = true;
+    const auto& key = lock_.keys().lock;
+    if (policy_.on_lost == OnLost::ignore) {
+        log_.error("lost the lock on {}: {}; the command runs on without it (--on-lost ignore)",
+                   key, why);
+        return;
+    }
+    log_.error("lost the lock on {}: {}; stopping the command (SIGTERM, SIGKILL after {})", key,
+               why, format_duration(policy_.kill_after));
+    supervisor.terminate(policy_.kill_after);
+}
+
+Millis LockKeeper::retry_delay() {
+    // A tenth to a twentieth of the TTL, so that several retries fit before the deadline; jittered
+    // so that holders of many locks on one server do not retry in step.
+    const auto low = std::clamp(policy_.ttl / 20, Millis{10}, Millis{500});
+    const auto high = std::clamp(policy_.ttl / 10, Millis{20}, Millis{1000});
+    std::uniform_int_distribution<long long> pick(low.count(), high.count());
+    return Millis{pick(random_)};
+}
+
+} // namespace redlockrun

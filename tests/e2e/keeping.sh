@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# Holding the lock while the command runs: renewal, lock loss (deleted, overwritten, Redis stalled,
+# --no-renew), --on-lost, --kill-after, signals forwarded to the command's process group, and
+# SIGKILL of redlockrun.
+. "$(dirname "$0")/lib.sh"
+
+# A command that records when it starts and when SIGTERM ends it, in ms.
+recording_command() {
+    local name=$1
+    echo "trap 'date +%s%3N >$WORK/$name.end; exit 0' TERM; date +%s%3N >$WORK/$name.start; sleep 60 & wait"
+}
+
+test_renewal_keeps_the_lock_past_its_ttl() {
+    start_bg holder -t 1s -k job -- sleep 4
+    wait_for "the holder" lock_held job
+    local fence attempts=0 busy=0
+    fence=$(rcli hget '{job}:redlockrun:owner' fence)
+    while kill -0 "$holder" 2>/dev/null; do
+        run_rlr -n -k job -- true
+        attempts=$((attempts + 1))
+        [ "$status" = 75 ] && busy=$((busy + 1))
+        [ "$status" = 0 ] && fail "a competitor got the lock while the holder ran"
+        expect_eq "$(rcli hget '{job}:redlockrun:owner' fence)" "$fence" "the fence during the run"
+        sleep 0.2
+    done
+    exit_of "$holder" || fail "the holder failed: $(cat "$WORK/holder.err")"
+    expect_ge "$attempts" 8 "competitor attempts over 4 s"
+    expect_eq "$busy" "$attempts" "competitors refused"
+    expect_eq "$(rcli exists job)" 0 "the lock is free right after"
+}
+
+test_a_deleted_lock_stops_the_command() {
+    start_bg holder -t 1s -k job -c "$(recording_command holder)"
+    wait_for "the holder" lock_held job
+    sleep 0.5
+    local deleted
+    deleted=$(now_ms)
+    rcli del job >/dev/null
+    exit_of "$holder"
+    status=$?
+    expect_eq "$status" 76 "exit status"
+    expect_lt "$(($(cat "$WORK/holder.end") - deleted))" 1500 "SIGTERM within about ttl/3 of the deletion"
+    expect_contains "$(cat "$WORK/holder.err")" "lost the lock on job: the lock key was deleted" "message"
+}
+
+test_an_overwritten_lock_stops_the_command() {
+    start_bg holder -t 1s --lost-exit-code 99 -k job -c "$(recording_command holder)"
+    wait_for "the holder" lock_held job
+    sleep 0.3
+    rcli set job $(($(server_ms) + 60000)) >/dev/null # as a classic client taking it over
+    exit_of "$holder"
+    expect_eq "$?" 99 "--lost-exit-code"
+    expect_contains "$(cat "$WORK/holder.err")" "overwritten by another client" "message"
+    expect_eq "$(rcli exists job)" 1 "the other client's lock is left alone"
+}
+
+test_a_command_that_ignores_sigterm_is_killed_after_kill_after() {
+    start_bg holder -t 1s --kill-after 500ms -k job -c "trap '' TERM; echo \$\$ >$WORK/sh; sleep 60; true"
+    wait_for "the holder" lock_held job
+    rcli del job >/dev/null
+    local start
+    start=$(now_ms)
+    exit_of "$holder"
+    expect_eq "$?" 76 "exit status"
+    expect_lt "$(($(now_ms) - start))" 10000 "SIGKILL came after --kill-after, not after the command"
+    expect_contains "$(cat "$WORK/holder.err")" "sending SIGKILL" "message"
+    alive "$(cat "$WORK/sh")" && fail "the command survived"
+}
+
+test_on_lost_ignore_keeps_the_command_and_its_status() {
+    start_bg holder -t 1s --on-lost ignore -k job -c "sleep 2; exit 4"
+    wait_for "the holder" lock_held job
+    rcli del job >/dev/null
+    exit_of "$holder"
+    expect_eq "$?" 4 "the command's own status"
+    expect_contains "$(cat "$WORK/holder.err")" "the command runs on without it (--on-lost ignore)" "warning"
+}
+
+test_no_renew_makes_the_ttl_a_hard_bound() {
+    run_rlr --no-renew -t 1s -k job -- sleep 3
+    expect_status 76
+    expect_lt "$elapsed_ms" 2500 "stopped at the TTL"
+    expect_contains "$err" "its TTL of 1s ran out (--no-renew)" "message"
+    run_rlr --no-renew -t 1s -k job -- sleep 0.2
+    expect_status 0
+}
+
+# From a MONITOR log: the largest expiry the first grant's holder wrote, i.e. the last SET of the lock
+# key before the second grant (a grant INCRs the fence counter; a renewal does not).
+first_holder_expiry() {
+    awk '
+        / lua\] "INCR" "\{job\}:redlockrun:fence"/ { grants++ }
+        / lua\] "SET" "job" / && grants == 1 { gsub(/"/, "", $NF); value = $NF }
+        END { print value }
+    ' "$1"
+}
+
+test_a_stalled_redis_stops_the_command_before_the_key_expires() {
+    redis-cli -p "$REDIS_PORT" monitor >"$WORK/monitor" &
+    local monitor=$!
+    BACKGROUND_PIDS+=("$monitor")
+    wait_for "MONITOR" grep -q OK "$WORK/monitor"
+    start_bg holder -t 1s --connect-timeout 500ms -k job -c "$(recording_command holder)"
+    wait_for "the holder's command" test -e "$WORK/holder.start"
+    start_bg waiter -k job -c "$(recording_command waiter | sed 's/sleep 60 & wait/true/')"
+    sleep 0.5
+    kill -STOP "$REDIS_PID"
+    sleep 2.5 # well past the TTL
+    test -e "$WORK/holder.end" || fail "the holder's command still ran with Redis stopped past the TTL"
+    kill -CONT "$REDIS_PID"
+    exit_of "$holder"
+    expect_eq "$?" 76 "the holder's exit status"
+    exit_of "$waiter" || fail "the waiter failed: $(cat "$WORK/waiter.err")"
+    kill "$monitor"
+    local expiry holder_end waiter_start
+    expiry=$(first_holder_expiry "$WORK/monitor")
+    holder_end=$(cat "$WORK/holder.end")
+    waiter_start=$(cat "$WORK/waiter.start")
+    [ -n "$expiry" ] || fail "no expiry found in the MONITOR log"
+    expect_lt "$holder_end" "${expiry:-0}" "the holder's command ended before the key's expiry"
+    expect_lt "$holder_end" "$waiter_start" "the two commands never overlapped"
+    expect_contains "$(cat "$WORK/holder.err")" "no renewal succeeded for" "message"
+}
+
+test_signals_are_forwarded_to_the_whole_group() {
+    local signal
+    for signal in TERM HUP INT; do
+        rm -f "$WORK/sh"
+        start_bg holder -k job -c "echo \$\$ >$WORK/sh; sleep 60; true"
+        wait_for "the command" test -s "$WORK/sh"
+        local grandchild=""
+        wait_for "the grandchild" pgrep -P "$(cat "$WORK/sh")" sleep
+        grandchild=$(pgrep -P "$(cat "$WORK/sh")" sleep)
+        kill -s "$signal" "$holder"
+        exit_of "$holder"
+        expect_eq "$?" $((128 + $(kill -l "$signal"))) "exit status after SIG$signal"
+        sleep 0.1
+        alive "$grandchild" && fail "SIG$signal did not reach the grandchild $grandchild"
+        expect_eq "$(rcli exists job)" 0 "released after SIG$signal"
+    done
+}
+
+test_a_command_that_handles_the_signal_keeps_its_status() {
+    start_bg holder -k job -c "trap 'exit 7' USR1; echo ready >$WORK/ready; while :; do sleep 0.05; done"
+    wait_for "the command" test -e "$WORK/ready"
+    kill -USR1 "$holder"
+    exit_of "$holder"
+    expect_eq "$?" 7 "the command's own status"
+    expect_eq "$(rcli exists job)" 0 "released"
+}
+
+test_sigkill_of_redlockrun_takes_the_command_down() {
+    start_bg holder -t 1s -k job -- sleep 60
+    wait_for "the holder" lock_held job
+    local command
+    command=$(pgrep -P "$holder" sleep)
+    [ -n "$command" ] || fail "no command found"
+    kill -KILL "$holder"
+    wait "$holder" 2>/dev/null
+    wait_for "the command to die with redlockrun" eval "! alive ${command:-0}"
+    run_rlr -k job -- true
+    expect_status 0
+    expect_lt "$elapsed_ms" 5000 "a waiter got the lock once the TTL ran out"
+}
+
+run_tests
