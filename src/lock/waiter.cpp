@@ -76,7 +76,8 @@ WaitOutcome acquire_lock(LockClient& lock, const WaitPolicy& policy, const StopR
             announced = true;
         }
 
-        Millis block = std::min(busy.remaining + Millis{jitter_ms(random)}, policy.longest_block);
+        const Millis cap = busy.holder ? policy.longest_block : policy.classic_recheck;
+        Millis block = std::min(busy.remaining, cap) + Millis{jitter_ms(random)};
         block = std::min(block, deadline - steady_now());
         auto woken = lock.wait_for_wake(std::max(block, Millis{1}));
         if (woken) {

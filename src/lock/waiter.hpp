@@ -18,6 +18,9 @@ struct WaitPolicy {
     bool wait = true;            // false: -n
     std::optional<Millis> limit; // -w; none: wait forever
     Millis longest_block{5000};  // cap on one BLPOP, so that renewals and lost tokens are seen
+    // A client of the classic algorithm releases with a plain DEL, which wakes no one: a lock it
+    // holds is checked again this often.
+    Millis classic_recheck{100};
 };
 
 struct Acquired {
