@@ -11,15 +11,17 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/redlockrun-e2e.XXXXXX")
 SERVER_PIDS=()
 BACKGROUND_PIDS=()
 
-cleanup() {
+# stop_processes PID...: kills them, continuing any that were stopped (SIGSTOP tests) first.
+stop_processes() {
     local pid
-    for pid in "${BACKGROUND_PIDS[@]}"; do
+    for pid in "$@"; do
+        kill -CONT "$pid" 2>/dev/null
         kill -KILL "$pid" 2>/dev/null
     done
-    for pid in "${SERVER_PIDS[@]}"; do
-        kill -CONT "$pid" 2>/dev/null
-        kill -TERM "$pid" 2>/dev/null
-    done
+}
+
+cleanup() {
+    stop_processes "${BACKGROUND_PIDS[@]}" "${SERVER_PIDS[@]}"
     wait 2>/dev/null
     rm -rf "$WORK"
 }
@@ -195,13 +197,7 @@ run_tests() {
             mkdir "$WORK"
             servers_before=${#SERVER_PIDS[@]}
             "$name"
-            for pid in "${BACKGROUND_PIDS[@]}"; do
-                kill -KILL "$pid" 2>/dev/null
-            done
-            for pid in "${SERVER_PIDS[@]:$servers_before}"; do
-                kill -CONT "$pid" 2>/dev/null
-                kill -KILL "$pid" 2>/dev/null
-            done
+            stop_processes "${BACKGROUND_PIDS[@]}" "${SERVER_PIDS[@]:$servers_before}"
             exit "$TEST_FAILED"
         ); then
             echo "ok - $name"

@@ -75,16 +75,20 @@ local function push_wake()
   redis.call('PEXPIRE', wake_key, wake_ttl_ms)
 end
 
--- Why the lock is not ours (any more), given the owner hash fields token, value, host, pid.
-local function loss(owner, lock, token)
+-- nil if the lock is ours (the owner record has our token and the key still holds the value we
+-- wrote) and unexpired; otherwise the answer {'lost', reason, host, pid} saying why not.
+local function not_ours(token)
+  local owner = redis.call('HMGET', owner_key, 'token', 'value', 'host', 'pid')
+  local lock = read_lock()
+  if owner[1] == token and lock.state == 'timestamp' and lock.value == owner[2]
+      and lock.expiry > now_ms then
+    return nil
+  end
   if owner[1] and owner[1] ~= token then
     return {'lost', 'taken', owner[3] or '', owner[4] or ''}
   end
   if lock.state == 'missing' then
-    if owner[1] then
-      return {'lost', 'deleted', '', ''}
-    end
-    return {'lost', 'gone', '', ''}
+    return {'lost', owner[1] and 'deleted' or 'gone', '', ''}
   end
   if not owner[1] or lock.state ~= 'timestamp' or lock.value ~= owner[2] then
     return {'lost', 'changed', '', ''}
