@@ -1,0 +1,95 @@
+# fish completion for redlockrun(1). Installed as
+# vendor_completions.d/redlockrun.fish.
+
+# Options that take a value, as `commandline` splits them into tokens.
+set -g __redlockrun_value_options -k --key -w --wait -t --ttl --timestamp-unit \
+    -E --conflict-exit-code -c --command --on-lost --kill-after --lost-exit-code \
+    -u --url --password-file --connect-timeout
+
+# Prints the position, among the tokens before the cursor, of the command that
+# redlockrun will run (options end at the first word that is not one, or at
+# --); prints the number of those tokens plus one if the cursor is on it, and
+# nothing while the cursor is still among redlockrun's own options.
+function __redlockrun_command_position
+    set -l tokens (commandline -opc)
+    set -l i 2
+    while test $i -le (count $tokens)
+        set -l token $tokens[$i]
+        if test "$token" = --
+            echo (math $i + 1)
+            return
+        else if contains -- $token $__redlockrun_value_options
+            set i (math $i + 1)
+        else if string match -qr -- '^-[nqvhV]*[kwtEcu]$' $token
+            # A cluster of short options whose last one waits for its value.
+            set i (math $i + 1)
+        else if not string match -q -- '-?*' $token
+            echo $i
+            return
+        end
+        set i (math $i + 1)
+    end
+    # The cursor is on a new word, unless that word is the value of an option.
+    if test $i -eq (math (count $tokens) + 1)
+        and not string match -q -- '-*' (commandline -ct)
+        echo $i
+    end
+end
+
+# True while the cursor is among redlockrun's own options.
+function __redlockrun_in_options
+    test -z "$(__redlockrun_command_position)"
+end
+
+# Completes the command and its arguments as if they stood alone.
+function __redlockrun_complete_command
+    set -l position (__redlockrun_command_position)
+    set -l tokens (commandline -opc)
+    set -l words $tokens[$position..-1] (commandline -ct)
+    if test (count $words) -le 1
+        __fish_complete_command
+    else
+        complete -C (string join -- ' ' (string escape -- $words[1..-2]) "$words[-1]")
+    end
+end
+
+# Once a number is typed, offers it with each unit.
+function __redlockrun_durations
+    set -l value (commandline -ct | string replace -r -- '^(--[a-z-]+=|-[wt])' '')
+    if string match -qr -- '^([0-9]*\.)?[0-9]+$|^[0-9]+\.$' $value
+        printf '%s\t%s\n' $value"ms" milliseconds $value"s" seconds $value"m" minutes $value"h" hours
+    end
+end
+
+complete -c redlockrun -f
+
+# Lock
+complete -c redlockrun -n __redlockrun_in_options -s k -l key -x -d 'Name of the lock (a Redis key)'
+complete -c redlockrun -n __redlockrun_in_options -s n -l no-wait -d 'Fail at once if the lock is held'
+complete -c redlockrun -n __redlockrun_in_options -l nb -d 'Fail at once if the lock is held'
+complete -c redlockrun -n __redlockrun_in_options -s w -l wait -x -a '(__redlockrun_durations)' -d 'Give up after waiting this long (duration)'
+complete -c redlockrun -n __redlockrun_in_options -s t -l ttl -x -a '(__redlockrun_durations)' -d 'How long the lock stays valid (duration, default 30s)'
+complete -c redlockrun -n __redlockrun_in_options -l no-renew -d 'Let the lock lapse after the TTL'
+complete -c redlockrun -n __redlockrun_in_options -l timestamp-unit -x -a 'ms\t"Milliseconds (default)" s\tSeconds' -d 'Unit of the timestamp written to the key'
+complete -c redlockrun -n __redlockrun_in_options -s E -l conflict-exit-code -x -d 'Exit status when the lock is not acquired (default 75)'
+
+# Command
+complete -c redlockrun -n __redlockrun_in_options -s c -l command -x -a '(__fish_complete_command)' -d 'Run a string with /bin/sh -c'
+complete -c redlockrun -n __redlockrun_in_options -l on-lost -x -a 'term\t"Stop the command (default)" ignore\t"Warn and let it run on"' -d 'What to do if the lock is lost'
+complete -c redlockrun -n __redlockrun_in_options -l kill-after -x -a '(__redlockrun_durations)' -d 'Send SIGKILL this long after SIGTERM (duration, default 10s)'
+complete -c redlockrun -n __redlockrun_in_options -l lost-exit-code -x -d 'Exit status when the lock was lost (default 76)'
+
+# Redis
+complete -c redlockrun -n __redlockrun_in_options -s u -l url -x -a 'redis://\tTCP unix:///\t"Unix socket"' -d 'Redis server URL'
+complete -c redlockrun -n __redlockrun_in_options -l password-file -r -F -d 'Read the password from a file'
+complete -c redlockrun -n __redlockrun_in_options -l connect-timeout -x -a '(__redlockrun_durations)' -d 'Give up connecting after this long (duration, default 5s)'
+
+# Other
+complete -c redlockrun -n __redlockrun_in_options -l status -d 'Show who holds the lock and exit'
+complete -c redlockrun -n __redlockrun_in_options -s q -l quiet -d 'No message when the lock is busy'
+complete -c redlockrun -n __redlockrun_in_options -s v -l verbose -d 'Report waiting, acquiring and releasing'
+complete -c redlockrun -n __redlockrun_in_options -s h -l help -d 'Display help'
+complete -c redlockrun -n __redlockrun_in_options -s V -l version -d 'Display version'
+
+# The command after the options, and its own arguments.
+complete -c redlockrun -n 'not __redlockrun_in_options' -x -a '(__redlockrun_complete_command)'

@@ -1,0 +1,265 @@
+#!/usr/bin/python3
+"""Checks that the man page and the shell completions agree with the binary and the code.
+
+    check_docs.py REDLOCKRUN SOURCE_DIR
+
+- every option that `redlockrun --help` lists (short and long) is documented in the man page's
+  OPTIONS section and offered by the bash, zsh and fish completions;
+- the exit statuses of the man page's EXIT STATUS table, of --help and of src/exit_status.hpp are
+  the same, and so are the option defaults that --help and the man page state;
+- the man page's version and the RPM spec's are the binary's.
+
+Prints one line per problem, naming the file and what is missing, and exits 1 if there is any.
+"""
+
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+problems = []
+
+
+def problem(text):
+    problems.append(text)
+
+
+# --help -------------------------------------------------------------------------------------------
+
+OPTION_LINE = re.compile(r"^ {1,8}-")  # continuation lines are indented much deeper
+OPTION_NAME = re.compile(r"^--?[A-Za-z][-A-Za-z]*$")
+
+
+def help_entries(help_text):
+    """Yields (names, text) for each option of --help: its names and its whole description."""
+    entry = None
+    for line in help_text.splitlines():
+        if OPTION_LINE.match(line):
+            if entry:
+                yield entry
+            head, _, description = line.strip().partition("  ")
+            names = []
+            for part in head.split(", "):
+                name = part.split(" ")[0]
+                if OPTION_NAME.match(name):
+                    names.append(name)
+            entry = (names, description.strip())
+        elif entry and line.startswith("    ") and line.strip():
+            entry = (entry[0], entry[1] + " " + line.strip())
+        else:
+            if entry:
+                yield entry
+            entry = None
+    if entry:
+        yield entry
+
+
+def exit_statuses_in_help(help_text):
+    match = re.search(r"^Exit status:(.*?)(?:\n\n|\Z)", help_text, re.S | re.M)
+    if not match:
+        problem("--help: no 'Exit status:' paragraph")
+        return set()
+    return {int(n) for n in re.findall(r"(?<![\d+])(\d{2,3})(?![\d+])", match.group(1))}
+
+
+# The man page -------------------------------------------------------------------------------------
+
+
+def plain_roff(text):
+    """Roff text with its escapes resolved the way a reader sees it: \\- is -, fonts vanish."""
+    text = re.sub(r"\\f(\[[^\]]*\]|\(..|.)", "", text)
+    text = text.replace("\\-", "-").replace("\\(hy", "-").replace("\\(aq", "'")
+    text = text.replace("\\%", "").replace("\\&", "").replace("\\e", "\\")
+    return text
+
+
+def man_sections(page):
+    """Maps each .SH name to the lines under it."""
+    sections = {}
+    current = None
+    for line in page.splitlines():
+        match = re.match(r'^\.SH\s+"?([^"]*)"?\s*$', line)
+        if match:
+            current = match.group(1).strip()
+            sections[current] = []
+        elif current:
+            sections[current].append(line)
+    return sections
+
+
+def man_option_entries(lines):
+    """Yields (tag, body) for each .TP entry: the tag line (resolved) and the text below it."""
+    i = 0
+    while i < len(lines):
+        if lines[i].startswith(".TP"):
+            tag = plain_roff(lines[i + 1]) if i + 1 < len(lines) else ""
+            body = []
+            i += 2
+            while i < len(lines) and not re.match(r"^\.(TP|SS|SH|PP|P|LP)\b", lines[i]):
+                body.append(lines[i])
+                i += 1
+            text = " ".join(plain_roff(re.sub(r"^\.[A-Z]{1,2}\s+", "", l)) for l in body)
+            yield tag, text.replace('"', "")
+        else:
+            i += 1
+
+
+def words_of(text):
+    return set(re.findall(r"(?<![\w-])--?[A-Za-z][-A-Za-z]*", text))
+
+
+def exit_statuses_in_man(lines):
+    """The statuses of the EXIT STATUS table (its rows' first cells) and whether 128+N is there."""
+    statuses, signal_row, in_table = set(), False, False
+    for line in lines:
+        if line.startswith(".TS"):
+            in_table = True
+        elif line.startswith(".TE"):
+            in_table = False
+        elif in_table and "\t" in line:
+            cell = plain_roff(line.split("\t")[0]).strip()
+            if re.fullmatch(r"\d+", cell):
+                statuses.add(int(cell))
+            elif cell.replace(" ", "") in ("128+N", "128+n"):
+                signal_row = True
+    return statuses, signal_row
+
+
+# The code -----------------------------------------------------------------------------------------
+
+
+def exit_statuses_in_code(header):
+    match = re.search(r"enum class ExitStatus[^{]*\{(.*?)\};", header, re.S)
+    if not match:
+        problem("src/exit_status.hpp: no 'enum class ExitStatus'")
+        return {}
+    return {int(value): name for name, value in re.findall(r"(\w+)\s*=\s*(\d+)", match.group(1))}
+
+
+# The completions ----------------------------------------------------------------------------------
+
+
+def bash_options(text):
+    match = re.search(r"_redlockrun_options='([^']*)'", text)
+    if not match:
+        problem("completions/redlockrun.bash: no _redlockrun_options list")
+        return set()
+    return set(match.group(1).split())
+
+
+def zsh_options(text):
+    code = "\n".join(l for l in text.splitlines() if not l.lstrip().startswith("#"))
+    return words_of(code)
+
+
+def fish_options(text):
+    found = set()
+    for line in text.splitlines():
+        if not line.startswith("complete "):
+            continue
+        tokens = shlex.split(line, comments=True)
+        for flag, value in zip(tokens, tokens[1:]):
+            if flag in ("-s", "--short-option"):
+                found.add("-" + value)
+            elif flag in ("-l", "--long-option", "-o", "--old-option"):
+                found.add("--" + value if flag in ("-l", "--long-option") else "-" + value)
+    return found
+
+
+# --------------------------------------------------------------------------------------------------
+
+
+def main():
+    binary, source = sys.argv[1], Path(sys.argv[2])
+    run = subprocess.run([binary, "--help"], capture_output=True, text=True)
+    if run.returncode != 0:
+        problem(f"redlockrun --help exited with {run.returncode}")
+    help_text = run.stdout
+    entries = list(help_entries(help_text))
+    options = [name for names, _ in entries for name in names]
+    # A parser that finds nothing would make every check below pass: refuse that.
+    for must in ("-k", "--key", "--status", "--help"):
+        if must not in options:
+            problem(f"--help: could not find {must} among the options found ({' '.join(options)})")
+
+    man_path = source / "man/redlockrun.1"
+    page = man_path.read_text()
+    sections = man_sections(page)
+    for name in ("NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXIT STATUS", "ENVIRONMENT",
+                 "EXAMPLES", "NOTES", "SEE ALSO"):
+        if name not in sections:
+            problem(f"{man_path.name}: no {name} section")
+    man_entries = list(man_option_entries(sections.get("OPTIONS", [])))
+    documented = set()
+    for tag, _ in man_entries:
+        documented |= words_of(tag)
+    for option in options:
+        if option not in documented:
+            problem(f"{man_path.name}: {option} is not documented in OPTIONS")
+
+    # Defaults stated by --help must be the man page's.
+    for names, description in entries:
+        for default in re.findall(r"\(default ([^)\s,;]+)\)", description):
+            bodies = [body for tag, body in man_entries if set(names) & words_of(tag)]
+            if bodies and not any(re.search(rf"default {re.escape(default)}\b", b) for b in bodies):
+                problem(f"{man_path.name}: {names[-1]} should say 'default {default}', as --help does")
+
+    # Exit statuses.
+    code = exit_statuses_in_code((source / "src/exit_status.hpp").read_text())
+    man_statuses, signal_row = exit_statuses_in_man(sections.get("EXIT STATUS", []))
+    for status in sorted(set(code) - man_statuses):
+        problem(f"{man_path.name}: EXIT STATUS lacks {status} ({code[status]} in src/exit_status.hpp)")
+    for status in sorted(man_statuses - set(code)):
+        problem(f"{man_path.name}: EXIT STATUS lists {status}, which src/exit_status.hpp does not have")
+    if not signal_row:
+        problem(f"{man_path.name}: EXIT STATUS lacks the 128+N row")
+    help_statuses = exit_statuses_in_help(help_text)
+    for status in sorted(set(code) - {0} - help_statuses):
+        problem(f"--help: the exit status list lacks {status} ({code[status]})")
+    for status in sorted(help_statuses - set(code)):
+        problem(f"--help: the exit status list has {status}, which src/exit_status.hpp does not have")
+
+    # Version.
+    version = subprocess.run([binary, "--version"], capture_output=True, text=True).stdout.split()
+    th = re.search(r'^\.TH\s+\S+\s+\S+\s+\S+\s+"redlockrun ([^"]+)"', page, re.M)
+    if not th:
+        problem(f'{man_path.name}: the .TH line has no "redlockrun VERSION"')
+    elif not version or th.group(1) != version[-1]:
+        problem(f"{man_path.name}: .TH says version {th.group(1)}, the binary {' '.join(version)}")
+
+    # The RPM spec's version, and that of its latest changelog entry.
+    spec_path = source / "packaging/redlockrun.spec"
+    spec = spec_path.read_text()
+    spec_version = re.search(r"^Version:\s*(\S+)", spec, re.M)
+    if not spec_version or not version or spec_version.group(1) != version[-1]:
+        found = spec_version.group(1) if spec_version else "nothing"
+        problem(f"{spec_path.name}: Version is {found}, the binary's {' '.join(version)}")
+    latest = re.search(r"^%changelog\s*\n\*[^\n]*- (\S+)-\d+\s*$", spec, re.M)
+    if spec_version and (not latest or latest.group(1) != spec_version.group(1)):
+        problem(f"{spec_path.name}: the latest %changelog entry is not for {spec_version.group(1)}")
+
+    # Completions.
+    completions = {
+        "completions/redlockrun.bash": bash_options,
+        "completions/_redlockrun": zsh_options,
+        "completions/redlockrun.fish": fish_options,
+    }
+    for path, extract in completions.items():
+        offered = extract((source / path).read_text())
+        for option in options:
+            if option not in offered:
+                problem(f"{path}: {option} is missing")
+
+    for line in problems:
+        print(f"not ok: {line}")
+    if problems:
+        print(f"{len(problems)} problem(s)")
+        return 1
+    print(f"ok: {len(options)} options and {len(code)} exit statuses agree across --help, "
+          "the man page, the completions and src/exit_status.hpp")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

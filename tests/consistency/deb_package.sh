@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Builds the .deb from scratch with packaging/build-deb in a temporary directory, then checks what
+# is in it (paths, modes, control fields), that lintian finds no error, and that the binary
+# unpacked from it runs.
+#
+#   deb_package.sh SOURCE_DIR REDLOCKRUN
+#
+# REDLOCKRUN, the binary of the build under test, says which version to expect. A missing tool is
+# a failure, not a skip.
+set -u
+source_dir=$1
+redlockrun=$2
+failures=0
+
+fail() {
+    echo "not ok: $*"
+    failures=$((failures + 1))
+}
+
+for tool in cmake cpack dpkg-deb dpkg-shlibdeps dpkg-buildflags lintian gzip strip; do
+    command -v "$tool" >/dev/null || fail "$tool is not installed (scripts/install-deps installs it)"
+done
+[ "$failures" -eq 0 ] || exit 1
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/redlockrun-deb.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+version=$("$redlockrun" --version | awk '{print $2}')
+if ! deb=$("$source_dir/packaging/build-deb" "$work/build" 2>"$work/build.log" | tail -n 1) ||
+    [ ! -f "$deb" ]; then
+    echo "not ok: packaging/build-deb failed"
+    sed 's/^/    /' "$work/build.log"
+    exit 1
+fi
+echo "built $(basename "$deb")"
+[ "$(basename "$deb")" = "redlockrun_${version}-1_$(dpkg --print-architecture).deb" ] ||
+    fail "the package is named $(basename "$deb")"
+
+# Contents: "mode owner path" for each entry.
+dpkg-deb -c "$deb" | awk '{print $1, $2, $6}' >"$work/contents"
+expect_entry() { # MODE PATH
+    grep -qxF -- "$1 root/root $2" "$work/contents" || fail "the package lacks '$1 root/root $2'"
+}
+expect_entry -rwxr-xr-x ./usr/bin/redlockrun
+expect_entry -rw-r--r-- ./usr/share/man/man1/redlockrun.1.gz
+expect_entry -rw-r--r-- ./usr/share/bash-completion/completions/redlockrun
+expect_entry -rw-r--r-- ./usr/share/zsh/vendor-completions/_redlockrun
+expect_entry -rw-r--r-- ./usr/share/fish/vendor_completions.d/redlockrun.fish
+expect_entry -rw-r--r-- ./usr/share/doc/redlockrun/copyright
+expect_entry -rw-r--r-- ./usr/share/doc/redlockrun/changelog.Debian.gz
+if grep -v -e '^d' -e ' ./usr/bin/' -e ' ./usr/share/' "$work/contents" | grep -q .; then
+    fail "files outside /usr/bin and /usr/share: $(grep -v -e '^d' -e ' ./usr/' "$work/contents")"
+fi
+
+# Control fields.
+field() { dpkg-deb -f "$deb" "$1"; }
+[ "$(field Package)" = redlockrun ] || fail "Package: $(field Package)"
+[ "$(field Version)" = "${version}-1" ] || fail "Version: $(field Version), expected ${version}-1"
+[ "$(field Section)" = utils ] || fail "Section: $(field Section)"
+[ "$(field Priority)" = optional ] || fail "Priority: $(field Priority)"
+[[ $(field Maintainer) =~ ^[^\<]+\ \<[^@]+@[^\>]+\>$ ]] || fail "Maintainer: $(field Maintainer)"
+[[ $(field Depends) == *libhiredis* && $(field Depends) == *libc6* ]] ||
+    fail "Depends does not come from dpkg-shlibdeps: $(field Depends)"
+[ "$(field Description | wc -l)" -ge 5 ] || fail "no extended Description: $(field Description)"
+[ -n "$(field Homepage)" ] || fail "no Homepage"
+
+# lintian: errors fail the test; warnings and notes are shown.
+lintian --fail-on error --display-info "$deb" >"$work/lintian" 2>&1
+lintian_status=$?
+grep -v 'running with root privileges is not recommended' "$work/lintian" | sed 's/^/    lintian: /'
+[ "$lintian_status" -eq 0 ] || fail "lintian reports errors (exit $lintian_status)"
+
+# Unpacked into a temporary root, the binary runs and the other files are the source tree's.
+dpkg-deb -x "$deb" "$work/root"
+root_version=$("$work/root/usr/bin/redlockrun" --version 2>&1)
+[ "$root_version" = "redlockrun $version" ] ||
+    fail "the packaged redlockrun --version printed '$root_version', expected 'redlockrun $version'"
+cmp -s "$work/root/usr/share/bash-completion/completions/redlockrun" \
+    "$source_dir/completions/redlockrun.bash" || fail "the packaged bash completion differs"
+cmp -s "$work/root/usr/share/zsh/vendor-completions/_redlockrun" \
+    "$source_dir/completions/_redlockrun" || fail "the packaged zsh completion differs"
+cmp -s "$work/root/usr/share/fish/vendor_completions.d/redlockrun.fish" \
+    "$source_dir/completions/redlockrun.fish" || fail "the packaged fish completion differs"
+cmp -s "$work/root/usr/share/doc/redlockrun/copyright" "$source_dir/LICENSE" ||
+    fail "the packaged copyright file is not LICENSE"
+gzip -dc "$work/root/usr/share/man/man1/redlockrun.1.gz" >"$work/redlockrun.1"
+grep -q "^\.TH REDLOCKRUN 1 .*\"redlockrun $version\"" "$work/redlockrun.1" ||
+    fail "the packaged man page's .TH line does not carry version $version"
+if ! file "$work/root/usr/bin/redlockrun" | grep -q ', stripped'; then
+    fail "the packaged binary is not stripped"
+fi
+
+if [ "$failures" -gt 0 ]; then
+    echo "$failures failure(s)"
+    exit 1
+fi
+echo "ok: $(basename "$deb")"

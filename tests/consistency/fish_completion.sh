@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Checks completions/redlockrun.fish: `fish -n`, then what `complete -C LINE` offers for prepared
+# command lines (fish computes completions without a terminal).
+#
+#   fish_completion.sh COMPLETION_FILE REDLOCKRUN
+set -u
+
+completion_file=$1
+redlockrun=$2
+failures=0
+
+if ! command -v fish >/dev/null; then
+    echo "not ok: fish is not installed"
+    exit 1
+fi
+if ! fish --no-config -n "$completion_file"; then
+    echo "not ok: fish -n $completion_file"
+    exit 1
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/redlockrun-fish-completion.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+touch "$work/password" "$work/passage"
+
+# candidates LINE: the candidates (without their descriptions) that fish offers at the end of LINE.
+candidates() {
+    # shellcheck disable=SC2016 # expanded by fish
+    fish --no-config -c '
+        source $argv[1]
+        complete -c fakecmd -f -a "fake-alpha fake-beta"
+        complete -C $argv[2]' "$completion_file" "$1" | cut -f1 | LC_ALL=C sort -u
+}
+
+expect() { # LINE [CANDIDATE...]: at least these are offered (nothing at all if none is given)
+    local line=$1 got wanted
+    shift
+    got=$(candidates "$line")
+    if [ $# -eq 0 ] && [ -n "$got" ]; then
+        echo "not ok: '$line' offered: $(echo $got)"
+        failures=$((failures + 1))
+    fi
+    for wanted in "$@"; do
+        if ! grep -qxF -- "$wanted" <<<"$got"; then
+            echo "not ok: '$line' did not offer $wanted (offered: $(echo $got))"
+            failures=$((failures + 1))
+        fi
+    done
+}
+
+expect_not() { # LINE CANDIDATE...: none of these is offered
+    local line=$1 got unwanted
+    shift
+    got=$(candidates "$line")
+    for unwanted in "$@"; do
+        if grep -qxF -- "$unwanted" <<<"$got"; then
+            echo "not ok: '$line' offered $unwanted"
+            failures=$((failures + 1))
+        fi
+    done
+}
+
+# Every option of --help is offered after "-".
+mapfile -t help_options < <("$redlockrun" --help | sed -E 's/^ +//; s/ {2,}.*//' |
+    grep -oE '^--?[A-Za-z][-A-Za-z]*|, --?[A-Za-z][-A-Za-z]*' | sed 's/^, //')
+if [ "${#help_options[@]}" -lt 20 ]; then
+    echo "not ok: found only ${#help_options[@]} options in --help"
+    exit 1
+fi
+expect 'redlockrun -' "${help_options[@]}"
+expect 'redlockrun --ti' --timestamp-unit
+
+expect 'redlockrun --timestamp-unit ' ms s
+expect 'redlockrun -k job --on-lost ' term ignore
+expect 'redlockrun --on-lost=i' --on-lost=ignore
+expect 'redlockrun -t 30' 30ms 30s 30m 30h
+expect 'redlockrun --kill-after=2' --kill-after=2s
+expect 'redlockrun -u ' redis:// unix:///
+expect "redlockrun --password-file $work/pas" "$work/passage" "$work/password"
+expect 'redlockrun -k '
+expect 'redlockrun -qk '
+
+# The command, after the options or after --, and then its own completion.
+expect 'redlockrun -k job ech' echo
+expect 'redlockrun -k job -- ech' echo
+expect 'redlockrun -k job -- fakecmd ' fake-alpha fake-beta
+expect 'redlockrun --ttl=30s -kjob fakecmd fake-' fake-alpha fake-beta
+expect_not 'redlockrun -k job -- fakecmd -' --ttl --key
+expect_not 'redlockrun -k job fakecmd ' --ttl ms
+
+if [ "$failures" -gt 0 ]; then
+    echo "$failures failure(s)"
+    exit 1
+fi
+echo "ok: fish completion"

@@ -1,0 +1,100 @@
+#!/usr/bin/env zsh
+# Checks completions/_redlockrun: `zsh -n`, then real completions in an interactive zsh on a
+# pseudo-terminal. Every candidate the completion system adds is recorded (compadd is wrapped),
+# Tab is pressed after a prepared command line, and the recording is compared with what the case
+# expects.
+#
+#   zsh_completion.zsh COMPLETIONS_DIR REDLOCKRUN
+emulate -L zsh
+setopt err_return no_unset pipe_fail
+
+completions=$1
+redlockrun=$2
+failures=0
+
+if ! zsh -n $completions/_redlockrun; then
+    print "not ok: zsh -n $completions/_redlockrun"
+    exit 1
+fi
+zmodload zsh/zpty
+
+work=$(mktemp -d ${TMPDIR:-/tmp}/redlockrun-zsh-completion.XXXXXX)
+trap 'zpty -d shell 2>/dev/null; rm -rf $work' EXIT
+touch $work/password $work/passage
+
+# One interactive zsh for every case, with the completion system loaded from COMPLETIONS_DIR only
+# (plus zsh's own functions), no listing (so no prompts), and compadd recording to $work/added.
+zpty shell zsh -f -i
+zpty -w shell "PS1='' RPS1=''; fpath=($completions \$fpath); autoload -Uz compinit; compinit -u -D"
+zpty -w shell "unsetopt auto_list list_ambiguous auto_menu beep; bindkey -e"
+zpty -w shell "compadd() { local -a added; builtin compadd -O added \"\$@\"; (( \$#added )) && print -rl -- \$added >>$work/added; builtin compadd \"\$@\" }"
+zpty -w shell "_fakecmd() { compadd fake-alpha fake-beta }; compdef _fakecmd fakecmd"
+zpty -w shell "print REA''DY"
+zpty -r -m shell ignored '*READY*'
+
+# candidates LINE: the candidates offered when Tab is pressed at the end of LINE, one per line.
+candidates() {
+    : >$work/added
+    # Tab, then Ctrl-U to drop the line, then a marker to know that the completion is over.
+    zpty -n -w shell "$1"$'\t'$'\x15'"print DO''NE"$'\n'
+    zpty -r -m shell ignored '*DONE*'
+    sort -u $work/added
+}
+
+expect() { # LINE [CANDIDATE...]: at least these are offered (nothing at all if none is given)
+    local line=$1 got wanted
+    shift
+    got=$(candidates $line)
+    if (( $# == 0 )) && [[ -n $got ]]; then
+        print -r "not ok: '$line' offered: ${(f)got}"
+        (( failures += 1 ))
+    fi
+    for wanted in "$@"; do
+        if ! print -r -- $got | grep -qxF -- $wanted; then
+            print -r "not ok: '$line' did not offer $wanted (offered: ${(f)got})"
+            (( failures += 1 ))
+        fi
+    done
+}
+
+expect_not() { # LINE CANDIDATE...: none of these is offered
+    local line=$1 got unwanted
+    shift
+    got=$(candidates $line)
+    for unwanted in "$@"; do
+        if print -r -- $got | grep -qxF -- $unwanted; then
+            print -r "not ok: '$line' offered $unwanted"
+            (( failures += 1 ))
+        fi
+    done
+}
+
+# Every option of --help is offered after "-".
+help_options=(${(f)"$($redlockrun --help | sed -E 's/^ +//; s/ {2,}.*//' |
+    grep -oE '^--?[A-Za-z][-A-Za-z]*|, --?[A-Za-z][-A-Za-z]*' | sed 's/^, //')"})
+(( $#help_options >= 20 )) || { print "not ok: only $#help_options options in --help"; exit 1 }
+expect 'redlockrun -' $help_options
+expect 'redlockrun --ti' --timestamp-unit
+
+expect 'redlockrun --timestamp-unit ' ms s
+expect 'redlockrun --timestamp-unit=' ms s
+expect 'redlockrun -k job --on-lost ' term ignore
+expect 'redlockrun --on-lost=' term ignore
+expect 'redlockrun -t 30' h
+expect 'redlockrun -u ' redis:// unix:///
+expect "redlockrun --password-file $work/pas" passage password
+expect 'redlockrun -k '
+
+# The command, after the options or after --, and then its own completion.
+expect 'redlockrun -k job ech' echo
+expect 'redlockrun -k job -- ech' echo
+expect 'redlockrun -k job -- fakecmd ' fake-alpha fake-beta
+expect 'redlockrun --ttl=30s -k job fakecmd fake-' fake-alpha fake-beta
+expect_not 'redlockrun -k job -- fakecmd -' --ttl --key
+expect_not 'redlockrun -k job fakecmd --t' --ttl
+
+if (( failures )); then
+    print "$failures failure(s)"
+    exit 1
+fi
+print "ok: zsh completion"
