@@ -33,7 +33,8 @@ int act(const CommandLine& line, Logger& log) {
         redis::ConnectionRequest{options.url, options.password_file, options.connect_timeout},
         [](const char* name) { return std::getenv(name); });
     if (!settings) {
-        throw UsageError(settings.error());
+        // Not a UsageError: the message names the file or variable at fault, not the syntax.
+        throw Fatal(ExitStatus::usage, settings.error());
     }
     if (settings->password_from_command_line) {
         log.notice("a password in --url is visible to every user of this machine; use "

@@ -56,11 +56,12 @@ Other:
      --status                  show who holds the lock and exit:
                                  0 if free, 75 if held
  -q, --quiet                   no message when the lock is busy
- -v, --verbose                 report waiting, acquiring and releasing
+ -v, --verbose                 report waiting, acquiring, renewing, releasing
+                                 and forwarded signals, with timings
  -h, --help                    display this help
  -V, --version                 display version
 
-Durations: 1.5 (seconds), 500ms, 30s, 1.5s, 2m, 1h.
+Durations: 1.5 (seconds), 500ms, 30s, 1.5s, 2m, 1h, 1m30s.
 
 Exit status: the command's own, or 128+N if signal N killed it;
  64 usage error, 65 the key is not a timestamp lock, 69 Redis unavailable,

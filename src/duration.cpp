@@ -9,80 +9,92 @@ namespace redlockrun {
 namespace {
 
 constexpr std::int64_t micros_per_ms = 1000;
+constexpr std::int64_t max_micros = max_duration.count() * micros_per_ms;
 
-std::optional<std::int64_t> unit_in_micros(std::string_view unit) {
-    if (unit.empty() || unit == "s") {
-        return 1'000'000;
-    }
-    if (unit == "ms") {
-        return 1'000;
-    }
-    if (unit == "m") {
-        return 60'000'000;
-    }
-    if (unit == "h") {
-        return 3'600'000'000;
-    }
-    return std::nullopt;
-}
+struct Unit {
+    std::string_view name;
+    std::int64_t micros;
+};
+
+// Longest names first, so that "ms" is not read as "m" followed by junk.
+constexpr Unit units[] = {{"ms", 1'000}, {"h", 3'600'000'000}, {"m", 60'000'000}, {"s", 1'000'000}};
 
 bool is_digit(char c) {
     return c >= '0' && c <= '9';
 }
 
-} // namespace
-
-std::optional<Millis> parse_duration(std::string_view text) {
-    size_t pos = 0;
+// Reads one "<number>[.<fraction>]" at pos; its value in millionths, or nothing.
+std::optional<std::pair<std::int64_t, std::int64_t>> read_number(std::string_view text,
+                                                                 size_t& pos) {
     std::int64_t whole = 0;
     size_t whole_digits = 0;
-    // 13 digits of whole seconds already exceed max_duration; stop before the arithmetic overflows.
+    // 13 digits of whole hours already exceed max_duration: stop before the arithmetic overflows.
     while (pos < text.size() && is_digit(text[pos])) {
         if (++whole_digits > 13) {
             return std::nullopt;
         }
         whole = whole * 10 + (text[pos++] - '0');
     }
-    std::int64_t fraction = 0;
-    std::int64_t fraction_scale = 1;
+    std::int64_t fraction = 0; // in units of 1e-9, digits past the ninth ignored
     size_t fraction_digits = 0;
     if (pos < text.size() && text[pos] == '.') {
         ++pos;
+        std::int64_t scale = 100'000'000;
         while (pos < text.size() && is_digit(text[pos])) {
-            // Digits past the ninth are below a nanosecond of an hour's millisecond: ignore them.
-            if (fraction_digits < 9) {
-                fraction = fraction * 10 + (text[pos] - '0');
-                fraction_scale *= 10;
-            }
+            fraction += (text[pos++] - '0') * scale;
+            scale /= 10;
             ++fraction_digits;
-            ++pos;
         }
     }
     if (whole_digits + fraction_digits == 0) {
         return std::nullopt;
     }
-    auto unit = unit_in_micros(text.substr(pos));
-    if (!unit) {
-        return std::nullopt;
-    }
-    // whole < 1e13 and unit <= 3.6e9 could overflow int64 only for hours; check before multiplying.
-    const auto max_micros = max_duration.count() * micros_per_ms;
-    if (whole > max_micros / *unit) {
-        return std::nullopt;
-    }
-    // fraction < 1e9 and unit <= 3.6e9: the product stays below 3.6e18, inside int64.
-    const std::int64_t fraction_micros = fraction * *unit / fraction_scale;
-    std::int64_t micros = whole * *unit + fraction_micros;
-    if (micros > max_micros) {
-        return std::nullopt;
-    }
+    return std::pair{whole, fraction};
+}
+
+} // namespace
+
+std::optional<Millis> parse_duration(std::string_view text) {
+    size_t pos = 0;
+    std::int64_t micros = 0;
+    std::int64_t previous_unit =
+        max_micros + 1; // units must come largest first: "1h30m", not "30m1h"
+    do {
+        auto number = read_number(text, pos);
+        if (!number) {
+            return std::nullopt;
+        }
+        std::int64_t unit = 0;
+        if (pos == text.size() && micros == 0 && previous_unit > max_micros) {
+            unit = 1'000'000; // a lone bare number is seconds
+        }
+        for (const Unit& candidate : units) {
+            if (unit == 0 && text.substr(pos, candidate.name.size()) == candidate.name) {
+                unit = candidate.micros;
+                pos += candidate.name.size();
+            }
+        }
+        if (unit == 0 || unit >= previous_unit) {
+            return std::nullopt;
+        }
+        previous_unit = unit;
+        const auto [whole, fraction] = *number;
+        if (whole > (max_micros - micros) / unit) {
+            return std::nullopt;
+        }
+        // fraction < 1e9 and unit <= 3.6e9: the product stays below 3.6e18, inside int64.
+        micros += whole * unit + fraction * (unit / 1000) / 1'000'000;
+        if (micros > max_micros) {
+            return std::nullopt;
+        }
+    } while (pos < text.size());
     return Millis{(micros + micros_per_ms / 2) / micros_per_ms};
 }
 
 std::string format_duration(Millis duration) {
     const auto ms = duration.count();
     if (ms < 0) {
-        return "-" + format_duration(Millis{-ms});
+        return fmt::format("-{}", format_duration(Millis{-ms}));
     }
     if (ms < 1000) {
         return fmt::format("{}ms", ms);

@@ -10,11 +10,16 @@ Millis drift_margin(Millis ttl) {
     return ttl / 50 + Millis{50};
 }
 
-LockKeeper::LockKeeper(lock::LockClient& lock, const KeepPolicy& policy, SteadyTime granted_at,
-                       const Logger& log)
+SteadyTime validity_deadline(SteadyTime sent, Millis validity, Millis ttl) {
+    return sent + std::min(ttl, validity) - drift_margin(ttl);
+}
+
+LockKeeper::LockKeeper(lock::LockClient& lock, const KeepPolicy& policy, SteadyTime requested_at,
+                       Millis validity, const Logger& log)
     : lock_(lock), policy_(policy), log_(log),
-      valid_until_(granted_at + policy.ttl - drift_margin(policy.ttl)),
-      next_renewal_(granted_at + policy.ttl / 3), random_(std::random_device{}()) {}
+      valid_until_(validity_deadline(requested_at, validity, policy.ttl)),
+      next_renewal_(requested_at + std::min(policy.ttl, validity) / 3),
+      random_(std::random_device{}()) {}
 
 Deadline LockKeeper::next_due() const {
     if (lost_) {
@@ -56,7 +61,8 @@ void LockKeeper::renew(run::Supervisor& supervisor) {
         declare_lost(lock::describe(*lost), supervisor);
         return;
     }
-    valid_until_ = sent + policy_.ttl - drift_margin(policy_.ttl);
+    const auto& renewed = std::get<lock::Renewed>(*answer);
+    valid_until_ = validity_deadline(sent, renewed.validity, policy_.ttl);
     next_renewal_ = sent + policy_.ttl / 3;
     if (failing_since_) {
         log_.notice("renewed {} again after {} of failures", key,

@@ -28,10 +28,18 @@ struct KeepPolicy {
 // between this machine and the server, and the time the command takes to stop.
 Millis drift_margin(Millis ttl);
 
+// The local deadline for a validity the server confirmed in answer to a request sent at `sent`. The
+// server counted from when it ran the script, after `sent`. Validity beyond the TTL (rounding up to
+// whole seconds) is not counted on; validity below it (a retried acquire that found the grant of an
+// earlier attempt) is.
+SteadyTime validity_deadline(SteadyTime sent, Millis validity, Millis ttl);
+
 class LockKeeper : public run::Watch {
 public:
-    LockKeeper(lock::LockClient& lock, const KeepPolicy& policy, SteadyTime granted_at,
-               const Logger& log);
+    // requested_at: when the acquire that won was sent; validity: what the server granted, which is
+    // less than the TTL when a retried acquire found the grant of an earlier attempt.
+    LockKeeper(lock::LockClient& lock, const KeepPolicy& policy, SteadyTime requested_at,
+               Millis validity, const Logger& log);
 
     Deadline next_due() const override;
     void on_due(run::Supervisor& supervisor) override;

@@ -60,22 +60,21 @@ std::string holder_of(const lock::Busy& busy) {
     return busy.holder ? lock::describe(*busy.holder) : "a client of the classic algorithm";
 }
 
-Expected<run::ChildSpec, run::NotRunnable> command_spec(const Options& options,
-                                                        const lock::Granted& grant) {
+// The command to run, found before the lock is taken: a mistyped name must not cost a wait. Its
+// environment is completed once the fence is known.
+run::ChildSpec find_child(const Options& options) {
     run::ChildSpec spec;
     if (options.shell_command) {
         spec.path = "/bin/sh";
         spec.argv = {"sh", "-c", *options.shell_command};
-    } else {
-        auto path = run::find_command(options.command.front(), ::getenv("PATH"));
-        if (!path) {
-            return unexpected(path.error());
-        }
-        spec.path = *path;
-        spec.argv = options.command;
+        return spec;
     }
-    spec.environment = run::child_environment(
-        environ, {"REDLOCKRUN_KEY=" + options.key, "REDLOCKRUN_FENCE=" + grant.fence});
+    auto path = run::find_command(options.command.front(), ::getenv("PATH"));
+    if (!path) {
+        throw Fatal(path.error().status, path.error().message);
+    }
+    spec.path = *path;
+    spec.argv = options.command;
     return spec;
 }
 
@@ -111,6 +110,7 @@ bool release(lock::LockClient& lock, const Logger& log, const SteadyTime& acquir
 
 int run_locked(const Options& options, const redis::ConnectionSettings& settings,
                const Logger& log) {
+    run::ChildSpec spec = find_child(options);
     run::SignalPipe signals;
     SignalRouter router(signals);
     const redis::Wakeup wakeup{signals.fd(), [&router] { return router.handle(); }};
@@ -147,13 +147,10 @@ int run_locked(const Options& options, const redis::ConnectionSettings& settings
     log.info("acquired {} (fence {}) after {}", options.key, acquired.grant.fence,
              format_duration(acquired.waited));
 
-    auto spec = command_spec(options, acquired.grant);
-    if (!spec) {
-        release(lock, log, acquired_at);
-        throw Fatal(spec.error().status, spec.error().message);
-    }
+    spec.environment = run::child_environment(
+        environ, {"REDLOCKRUN_KEY=" + options.key, "REDLOCKRUN_FENCE=" + acquired.grant.fence});
     const run::Terminal terminal = run::Terminal::foreground();
-    auto child = run::spawn_child(*spec, signals, terminal);
+    auto child = run::spawn_child(spec, signals, terminal);
     if (!child) {
         release(lock, log, acquired_at);
         throw Fatal(child.error().status, child.error().message);
@@ -162,7 +159,7 @@ int run_locked(const Options& options, const redis::ConnectionSettings& settings
     router.supervise(&supervisor);
     LockKeeper keeper(lock,
                       KeepPolicy{options.ttl, options.renew, options.on_lost, options.kill_after},
-                      acquired.requested_at, log);
+                      acquired.requested_at, acquired.grant.validity, log);
     const int wait_status = supervisor.wait(signals, &keeper);
     log.info("the command {} after {}", run::describe_wait_status(wait_status),
              format_duration(steady_now() - acquired_at));

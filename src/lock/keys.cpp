@@ -1,5 +1,7 @@
 #include "lock/keys.hpp"
 
+#include <fmt/core.h>
+
 namespace redlockrun::lock {
 
 std::string_view hash_tag(std::string_view key) {
@@ -16,7 +18,7 @@ std::string_view hash_tag(std::string_view key) {
 
 LockKeys lock_keys(const std::string& key) {
     std::string_view tag = hash_tag(key);
-    const std::string prefix = "{" + std::string(tag.empty() ? std::string_view(key) : tag) + "}";
+    const std::string prefix = fmt::format("{{{}}}", tag.empty() ? std::string_view(key) : tag);
     return LockKeys{key, prefix + ":redlockrun:owner", prefix + ":redlockrun:fence",
                     prefix + ":redlockrun:wake"};
 }

@@ -42,6 +42,10 @@ std::string advice(std::string_view code, const std::string& text) {
     if (code == "MOVED" || code == "ASK") {
         return "the key lives on another Redis Cluster node; point --url at the node named above";
     }
+    if (code == "CROSSSLOT") {
+        return "in Redis Cluster, a key with a '}' but no {hash tag} cannot share a slot with "
+               "redlockrun's companion keys: give it a hash tag, as in jobs:{nightly}";
+    }
     if (code == "CLUSTERDOWN" || code == "MASTERDOWN") {
         return "the server cannot serve requests right now";
     }

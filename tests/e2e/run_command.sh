@@ -20,24 +20,41 @@ test_signal_death_is_128_plus_n() {
     expect_eq "$(rcli exists job)" 0 "the lock is released"
 }
 
-test_command_not_found_is_127_and_releases() {
+test_a_command_not_found_is_127_before_redis_is_touched() {
     run_rlr -k job -- no-such-command-anywhere arg
     expect_status 127
-    expect_contains "$err" "redlockrun: no-such-command-anywhere: command not found" "message"
-    expect_eq "$(rcli exists job)" 0 "the lock is released"
-    run_rlr -k job -- "$WORK/missing/script.sh"
+    expect_eq "$err" "redlockrun: no-such-command-anywhere: command not found" "message"
+    expect_eq "$(rcli dbsize)" 0 "nothing was taken"
+    printf '#!/bin/sh\n' >"$WORK/plain"
+    chmod 644 "$WORK/plain"
+    PATH="$WORK:$PATH" run_rlr -k job -- plain
+    expect_status 126
+    expect_contains "$err" "cannot run plain: Permission denied" "message"
+    expect_eq "$(rcli dbsize)" 0 "nothing was taken"
+    # Not even a wait for a held lock comes first.
+    rcli set job $(($(server_ms) + 60000)) >/dev/null
+    run_rlr -w 30s -k job -- no-such-command-anywhere
     expect_status 127
+    expect_lt "$elapsed_ms" 5000 "no wait before the error"
 }
 
-test_not_executable_is_126_and_releases() {
+test_a_command_that_fails_to_exec_releases_the_lock() {
+    run_rlr -k job -- "$WORK/missing/script.sh"
+    expect_status 127
+    expect_contains "$err" "cannot run $WORK/missing/script.sh: No such file or directory" "message"
+    printf '#!/no/such/interpreter\n' >"$WORK/bad-interpreter"
+    chmod 755 "$WORK/bad-interpreter"
+    run_rlr -k job -- "$WORK/bad-interpreter"
+    expect_status 127
     printf '#!/bin/sh\necho hi\n' >"$WORK/plain.sh"
     chmod 644 "$WORK/plain.sh"
     run_rlr -k job -- "$WORK/plain.sh"
     expect_status 126
     expect_contains "$err" "Permission denied" "message"
-    expect_eq "$(rcli exists job)" 0 "the lock is released"
     run_rlr -k job -- "$WORK"
     expect_status 126
+    expect_eq "$(rcli exists '{job}:redlockrun:fence')" 1 "the lock was taken"
+    expect_eq "$(rcli exists job)" 0 "and released"
 }
 
 test_script_without_shebang_runs_with_sh() {

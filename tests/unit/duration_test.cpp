@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdlib>
+
 using namespace redlockrun;
 using namespace std::chrono_literals;
 
@@ -46,4 +48,29 @@ TEST_CASE("durations: short human form") {
     CHECK(format_duration(Millis{723000}) == "12m3s");
     CHECK(format_duration(Millis{7500000}) == "2h5m");
     CHECK(format_duration(Millis{-1500}) == "-1.5s");
+}
+
+TEST_CASE("durations: combinations, largest unit first") {
+    CHECK(parse_duration("1m30s") == Millis{90000});
+    CHECK(parse_duration("2h5m") == Millis{7'500'000});
+    CHECK(parse_duration("1h0.5m") == Millis{3'630'000});
+    CHECK(parse_duration("1s500ms") == Millis{1500});
+    CHECK(parse_duration("1h1m1s1ms") == Millis{3'661'001});
+    for (const char* bad : {"30s1m", "1m1m", "1m30", "1s1", "m30s", "1m 30s", "1ms1s", "1h-1m"}) {
+        CAPTURE(bad);
+        CHECK_FALSE(parse_duration(bad).has_value());
+    }
+}
+
+TEST_CASE("durations: what redlockrun prints, it reads back") {
+    for (long long ms : {0LL, 7LL, 999LL, 1000LL, 1500LL, 59'940LL, 99'949LL, 100'000LL, 723'000LL,
+                         3'599'000LL, 3'600'000LL, 7'500'000LL, 86'400'000LL}) {
+        const std::string text = format_duration(Millis{ms});
+        CAPTURE(text);
+        auto parsed = parse_duration(text);
+        REQUIRE(parsed.has_value());
+        // The printed form is rounded: to the ms, a tenth of a second, a second or a minute.
+        CHECK(std::abs(parsed->count() - ms) <= 30'000);
+        CHECK(format_duration(*parsed) == text);
+    }
 }

@@ -58,6 +58,7 @@ TEST_CASE("error replies are explained with advice") {
     CHECK(text.find("point --url at the primary") != std::string::npos);
 
     for (const char* code : {"NOAUTH x", "LOADING x", "MOVED 3999 127.0.0.1:6381", "NOPERM x",
+                             "CROSSSLOT Keys in request don't hash to the same slot",
                              "ERR Client sent AUTH, but no password is set"}) {
         Reply r;
         r.kind = Reply::Kind::error;

@@ -1,0 +1,26 @@
+#include "lock_keeper.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace redlockrun;
+
+TEST_CASE("lock keeper: the drift margin grows with the TTL") {
+    CHECK(drift_margin(Millis{100}) == Millis{52});
+    CHECK(drift_margin(Millis{1000}) == Millis{70});
+    CHECK(drift_margin(Millis{30000}) == Millis{650});
+    for (long long ttl : {100LL, 1000LL, 30000LL, 86'400'000LL}) {
+        CAPTURE(ttl);
+        CHECK(drift_margin(Millis{ttl}) < Millis{ttl}); // some validity is always left
+    }
+}
+
+TEST_CASE("lock keeper: the deadline counts from the request, never past what the server granted") {
+    const SteadyTime sent{Millis{1'000'000}};
+    const Millis ttl{30000};
+    // A fresh grant: the full TTL.
+    CHECK(validity_deadline(sent, ttl, ttl) == sent + ttl - drift_margin(ttl));
+    // A retried acquire that found an earlier attempt's grant: only what is left of it.
+    CHECK(validity_deadline(sent, Millis{12000}, ttl) == sent + Millis{12000} - drift_margin(ttl));
+    // Rounded up to whole seconds on the server: the extra is not counted on.
+    CHECK(validity_deadline(sent, Millis{30900}, ttl) == sent + ttl - drift_margin(ttl));
+}
