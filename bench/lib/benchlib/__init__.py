@@ -1,0 +1,1 @@
+"""The redlockrun benchmark: servers, peers, the seven figures and the report (see bench/README.md)."""

@@ -1,0 +1,83 @@
+"""What a run must show, whatever the machine's speed: every figure that ran has numbers for every
+tool that ran, and redlockrun never let two holders overlap nor failed a run. Never a timing
+threshold: the machines are shared and noisy, so speed is reported, not asserted."""
+import math
+
+REDLOCKRUN = "redlockrun"
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _numbers(results: dict, tools: list) -> list:
+    """(figure, value, what) for every number the report needs from the figures that ran."""
+    names = [tool.name for tool in tools]
+    wanted = []
+    if "uncontended" in results:
+        rows = results["uncontended"]["rows"]
+        wanted += [("figure 1", rows.get(n, {}).get("median_ms"), n) for n in names + ["plain true"]]
+    if "round_trips" in results:
+        rows = results["round_trips"]["rows"]
+        for tool in tools:
+            if tool.server != "local":
+                row = rows.get(tool.name, {})
+                wanted.append(("figure 2", row.get("waited_round_trips"),
+                               f"{tool.name}'s waited round trips"))
+            if tool.server == "redis":
+                wanted.append(("figure 2", row.get("requests_per_run"), f"{tool.name}'s requests"))
+    if "handoff" in results:
+        for contenders, block in results["handoff"]["by_contenders"].items():
+            for name in names:
+                row = block["rows"].get(name, {})
+                wanted.append(("figure 3", row.get("total_s"), f"{name} at N = {contenders}"))
+                wanted.append(("figure 3", row.get("gap_median_ms"),
+                               f"{name}'s gap at N = {contenders}"))
+    if "load" in results:
+        for tool in tools:
+            if tool.server == "redis":
+                wanted.append(("figure 4", results["load"]["contended"]["rows"].get(tool.name, {})
+                               .get("requests_per_acquisition"), f"{tool.name} under contention"))
+                wanted.append(("figure 4", results["load"]["idle"].get(tool.name, {})
+                               .get("requests_per_second"), f"{tool.name}'s idle waiters"))
+    if "fairness" in results:
+        wanted += [("figure 5", results["fairness"]["rows"].get(n, {}).get("min_over_max"), n)
+                   for n in names]
+    if "scale" in results:
+        for name, cells in results["scale"]["rows"].items():
+            for waiters, cell in cells.items():
+                wanted.append(("figure 6", cell.get("gap_median_ms"),
+                               f"{name}'s gap with {waiters} waiters"))
+        largest = str(max(results["scale"]["waiters"]))
+        wanted.append(("figure 6", results["scale"]["rows"].get(REDLOCKRUN, {}).get(largest, {})
+                       .get("requests_per_acquisition"), "redlockrun's requests at the largest W"))
+    if "memory" in results:
+        wanted += [("figure 7", results["memory"]["rows"].get(n, {}).get("peak_rss_mib"), n)
+                   for n in names]
+    return wanted
+
+
+def _redlockrun_runs(results: dict) -> list:
+    runs = []
+    if "handoff" in results:
+        runs += [block["rows"].get(REDLOCKRUN, {})
+                 for block in results["handoff"]["by_contenders"].values()]
+    if "fairness" in results:
+        runs.append(results["fairness"]["rows"].get(REDLOCKRUN, {}))
+    if "scale" in results:
+        runs += list(results["scale"]["rows"].get(REDLOCKRUN, {}).values())
+    return runs
+
+
+def problems(results: dict, tools: list) -> list:
+    found = [f"{figure}: no number for {what}"
+             for figure, value, what in _numbers(results, tools) if not _is_number(value)]
+    # Correctness, not speed: redlockrun must exclude, and must not fail.
+    for run in _redlockrun_runs(results):
+        overlaps = run.get("overlaps", 0) + run.get("counted_overlaps", 0)
+        failures = run.get("failures", 0) + run.get("counted_failures", 0)
+        if overlaps:
+            found.append(f"redlockrun let two holders overlap ({overlaps} times)")
+        if failures:
+            found.append(f"redlockrun runs failed ({failures}); see the error log")
+    return found

@@ -1,0 +1,117 @@
+"""Contention scenarios shared by figures 3 to 6: contenders that loop over the critical section,
+and a burst of waiters that queue behind one holder."""
+import contextlib
+import os
+import time
+from pathlib import Path
+
+from .critical_section import CriticalSectionLog, handoffs
+from .servers import MonitorRecording, wait_until
+from .spawn import run_contenders, stop_all
+
+
+def _recording(bench, tool, count: bool):
+    """MONITOR while a Redis tool runs, if asked to count. Counting runs are separate from timed
+    runs: MONITOR makes Redis copy every command, a script's own ones too, to the recording, and
+    the recording thread competes with this driver's contender threads, which would slow down
+    exactly the tools whose requests are counted."""
+    if count and tool.server == "redis":
+        return MonitorRecording(bench.redis)
+    return contextlib.nullcontext()
+
+
+def _requests(monitor, acquisitions: int) -> dict:
+    if monitor is None or not acquisitions:
+        return {}
+    client, inside = monitor.counts()
+    return {"requests": client, "script_commands": inside,
+            "requests_per_acquisition": client / acquisitions,
+            "script_commands_per_acquisition": inside / acquisitions}
+
+
+def looping(bench, tool, contenders: int, iterations: int = 0, seconds: float = 0.0,
+            count: bool = False) -> dict:
+    """`contenders` loops, each running `tool KEY critical-section` `iterations` times, or for
+    `seconds`. The critical section's log gives the handoffs and each contender's acquisitions."""
+    key = bench.key(f"{tool.name}-{contenders}")
+    log = CriticalSectionLog(bench.helper, bench.workdir / f"{key}.log", bench.settings.hold_us)
+    until = time.monotonic() + seconds if seconds else 0.0
+    with _recording(bench, tool, count) as monitor:
+        outcome = run_contenders(bench.launcher, lambda c: tool.argv(key, log.command(c)),
+                                 contenders, iterations=iterations, until=until,
+                                 time_limit=bench.settings.run_time_limit_s)
+    records = log.records()
+    result = {"seconds": outcome["seconds"], "failures": len(outcome["failures"]),
+              "timed_out": outcome["timed_out"], "records": records,
+              "until_ns": int(until * 1e9) if until else None}
+    result.update(handoffs(records))
+    result.update(_requests(monitor, len(records)))
+    return result
+
+
+def _blocked_flock_waiters(lock_file: Path) -> int:
+    """Requests blocked on lock_file: /proc/locks lists each as "N: -> FLOCK ... PID MAJ:MIN:INODE"."""
+    try:
+        status = os.stat(lock_file)
+    except FileNotFoundError:
+        return 0
+    device = f"{os.major(status.st_dev):02x}:{os.minor(status.st_dev):02x}:{status.st_ino}"
+    with open("/proc/locks") as locks:
+        return sum(1 for line in locks if "->" in line and f" {device} " in line)
+
+
+def _ready_probe(bench, tool, key: str, waiters: int, monitoring: bool):
+    """A test of "all waiters are queued", so that the burst starts with every one of them waiting.
+    None if the tool offers none; a fixed settle time is used then."""
+    if tool.name == "redlockrun":
+        return lambda: int(bench.redis.info_field("clients", "blocked_clients") or 0) >= waiters
+    if tool.name == "flock(1)":
+        lock_file = Path(tool.argv(key, [])[-1])  # flock's argument after the key
+        return lambda: _blocked_flock_waiters(lock_file) >= waiters
+    if tool.server == "redis":
+        # A polling client that keeps its connection: the holder, every waiter, this INFO's
+        # connection, and MONITOR's if there is one.
+        others = 2 + (1 if monitoring else 0)
+        return lambda: int(bench.redis.info_field("clients", "connected_clients") or 0) >= \
+            waiters + others
+    return None
+
+
+def burst(bench, tool, waiters: int, count: bool = False) -> dict:
+    """One holder holds the lock until every waiter is queued, then lets go: the W waiters take
+    it one after the other. W+1 acquisitions, W handoffs, none of them with a newcomer barging in."""
+    key = bench.key(f"{tool.name}-burst-{waiters}")
+    log = CriticalSectionLog(bench.helper, bench.workdir / f"{key}.log", bench.settings.hold_us)
+    gate = Path(bench.workdir / f"{key}.gate")
+    hold_until_gate = ["sh", "-c", 'while [ ! -e "$1" ]; do sleep 0.01; done; shift; exec "$@"',
+                       "sh", str(gate), *log.command("holder")]
+    limit = bench.settings.run_time_limit_s
+    processes = []
+    with _recording(bench, tool, count) as monitor:
+        try:
+            start = time.perf_counter()
+            processes.append(bench.launcher.start(tool.argv(key, hold_until_gate)))
+            if tool.server == "redis":
+                wait_until(lambda: bench.redis.command("EXISTS", key) == "1", limit)
+            else:
+                time.sleep(0.5)
+            for waiter in range(waiters):
+                processes.append(bench.launcher.start(tool.argv(key, log.command(waiter))))
+            probe = _ready_probe(bench, tool, key, waiters, monitor is not None)
+            if probe is None or not wait_until(probe, limit, 0.05):
+                time.sleep(2.0)  # no probe (or it never came true): settle for a while
+            time.sleep(0.1)
+            queued = time.perf_counter()
+            gate.touch()
+            timed_out = not wait_until(lambda: all(p.poll() is not None for p in processes),
+                                       limit, 0.01)
+            done = time.perf_counter()
+        finally:
+            stop_all(processes)
+    records = log.records()
+    result = {"setup_seconds": queued - start, "drain_seconds": done - queued,
+              "timed_out": timed_out,
+              "failures": sum(1 for p in processes if p.returncode not in (0, None))}
+    result.update(handoffs(records))
+    result.update(_requests(monitor, len(records)))
+    return result

@@ -1,0 +1,64 @@
+"""What every figure needs: the counts it runs with, the servers, the tools, and where to write."""
+import itertools
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class Settings:
+    smoke: bool
+    uncontended_rounds: int  # figure 1: runs of each tool, interleaved
+    round_trip_runs: int  # figure 2: runs per tool and proxy delay
+    delay_ms: float  # figure 2: the proxy's delay, each way
+    handoff: dict  # figure 3: contenders -> loop iterations of each
+    handoff_repeats: int  # figure 3: runs of each (tool, contenders), for the medians
+    hold_us: int  # the critical section's length
+    idle_waiters: int  # figure 4
+    idle_window_s: float  # figure 4: how long the idle waiters are watched
+    idle_settle_s: float  # figure 4: time for the waiters to start before the window opens
+    fairness_contenders: int  # figure 5
+    fairness_seconds: float  # figure 5
+    scale_waiters: tuple  # figure 6
+    memory_runs: int  # figure 7
+    run_time_limit_s: float  # bound on one contention run, should a tool hang
+
+    @staticmethod
+    def full() -> "Settings":
+        return Settings(smoke=False, uncontended_rounds=60, round_trip_runs=10, delay_ms=20,
+                        handoff={2: 40, 8: 12, 64: 3}, handoff_repeats=3, hold_us=1000,
+                        idle_waiters=4, idle_window_s=10, idle_settle_s=1.0,
+                        fairness_contenders=8, fairness_seconds=8,
+                        scale_waiters=(8, 32, 100, 200), memory_runs=5, run_time_limit_s=180)
+
+    @staticmethod
+    def smoke_test() -> "Settings":
+        """Every figure, with counts that only show each one produces numbers."""
+        return Settings(smoke=True, uncontended_rounds=3, round_trip_runs=1, delay_ms=20,
+                        handoff={2: 2, 3: 2}, handoff_repeats=1, hold_us=1000,
+                        idle_waiters=2, idle_window_s=0.5, idle_settle_s=0.2,
+                        fairness_contenders=3, fairness_seconds=0.8,
+                        scale_waiters=(3, 6), memory_runs=1, run_time_limit_s=20)
+
+
+@dataclass
+class Bench:
+    settings: Settings
+    workdir: Path
+    tools: list  # peers.Tool; tools[0] is redlockrun, tools[1] flock(1)
+    redis: object  # servers.RedisServer
+    etcd: object  # servers.EtcdServer, or None when etcd is skipped
+    helper: Path  # the critical-section binary
+    launcher: object  # spawn.Launcher with the direct servers' environment
+    log: callable = print
+    _keys: itertools.count = field(default_factory=itertools.count)
+
+    def key(self, what: str) -> str:
+        """A key no earlier scenario used: a lease or a lock left by one run never blocks the next."""
+        return f"bench-{what}-{next(self._keys)}".replace(" ", "-").replace("(", "").replace(")", "")
+
+    def available(self, servers=("redis", "etcd", "local")) -> list:
+        return [tool for tool in self.tools if tool.available and tool.server in servers]
+
+    @property
+    def reference(self):
+        return self.tools[1]

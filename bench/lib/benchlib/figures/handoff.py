@@ -1,0 +1,60 @@
+"""Figure 3: handoff. N contenders each loop M times over a short critical section.
+
+Total time is the wall time of the whole loop (median over repeats); the gap is the time between
+one holder's command ending and the next one's starting, pooled over the repeats (median and p99).
+The tools take turns within each repeat, so that a slow spell of the machine hits all of them.
+At one N (8; the largest in a smoke run) each Redis tool runs once more with its requests counted
+(figure 4); that run's times are not used.
+"""
+from ..contention import looping
+from ..stats import median, percentile, ratio
+
+
+def counted_contenders(settings) -> int:
+    return 8 if 8 in settings.handoff else max(settings.handoff)
+
+
+def _summary(runs: list) -> dict:
+    gaps = [gap for run in runs for gap in run["gaps_ms"]]
+    return {
+        "total_s": median([run["seconds"] for run in runs]),
+        "gap_median_ms": median(gaps),
+        "gap_p99_ms": percentile(gaps, 0.99),
+        "acquisitions": sum(run["acquisitions"] for run in runs),
+        "overlaps": sum(run["overlaps"] for run in runs),
+        "failures": sum(run["failures"] for run in runs),
+        "timed_out": any(run["timed_out"] for run in runs),
+    }
+
+
+def _counted(bench, tool, contenders: int, iterations: int) -> dict:
+    run = looping(bench, tool, contenders, iterations=iterations, count=True)
+    return {"requests_per_acquisition": run.get("requests_per_acquisition"),
+            "script_commands_per_acquisition": run.get("script_commands_per_acquisition"),
+            "counted_overlaps": run["overlaps"], "counted_failures": run["failures"]}
+
+
+def run(bench) -> dict:
+    results = {}
+    tools = bench.available()
+    for contenders, iterations in bench.settings.handoff.items():
+        runs = {tool.name: [] for tool in tools}
+        for repeat in range(bench.settings.handoff_repeats):
+            for tool in tools:
+                bench.log(f"  {tool.name}: {contenders} contenders x {iterations} "
+                          f"(run {repeat + 1})")
+                runs[tool.name].append(looping(bench, tool, contenders, iterations=iterations))
+        rows = {name: _summary(tool_runs) for name, tool_runs in runs.items()}
+        if contenders == counted_contenders(bench.settings):
+            for tool in tools:
+                if tool.server == "redis":
+                    bench.log(f"  {tool.name}: {contenders} contenders, counting requests")
+                    rows[tool.name].update(_counted(bench, tool, contenders, iterations))
+        reference = rows.get(bench.reference.name, {})
+        for row in rows.values():
+            row["total_vs_flock"] = ratio(row["total_s"], reference.get("total_s"))
+            row["gap_vs_flock"] = ratio(row["gap_median_ms"], reference.get("gap_median_ms"))
+        results[str(contenders)] = {"iterations": iterations, "rows": rows}
+    return {"by_contenders": results, "hold_us": bench.settings.hold_us,
+            "repeats": bench.settings.handoff_repeats,
+            "counted_at": counted_contenders(bench.settings)}

@@ -1,0 +1,37 @@
+"""Figure 1: uncontended overhead. The wall time of `tool KEY true`, and of plain `true`.
+
+The tools run interleaved, round after round, in a rotating order, so that a slow spell of a shared
+machine falls on all of them alike; the medians and their ratios come from the same rounds.
+"""
+from ..stats import median, ratio
+
+PLAIN_TRUE = "plain true"
+
+
+def run(bench) -> dict:
+    tools = bench.available()
+    key = {tool.name: bench.key("uncontended") for tool in tools}
+    commands = {tool.name: tool.argv(key[tool.name], ["true"]) for tool in tools}
+    commands[PLAIN_TRUE] = ["true"]
+    names = list(commands)
+
+    samples = {name: [] for name in names}
+    failures = {name: 0 for name in names}
+    warm_up_rounds = 3  # loads the Lua scripts, the page cache, etcd's first lease...
+    for round_number in range(warm_up_rounds + bench.settings.uncontended_rounds):
+        offset = round_number % len(names)
+        for name in names[offset:] + names[:offset]:
+            seconds, status = bench.launcher.timed(commands[name])
+            if round_number < warm_up_rounds:
+                continue
+            if status != 0:
+                failures[name] += 1
+            samples[name].append(seconds * 1000)
+
+    reference = median(samples[bench.reference.name])
+    rows = {}
+    for name in names:
+        value = median(samples[name])
+        rows[name] = {"median_ms": value, "vs_flock": ratio(value, reference),
+                      "runs": len(samples[name]), "failures": failures[name]}
+    return {"rows": rows, "order": names}

@@ -1,0 +1,84 @@
+"""The tools compared, each run as `tool KEY COMMAND...` (bench/peers/ has them as scripts).
+
+Compiled tools (redlockrun, flock, etcdctl) are started directly, with the same command line their
+wrapper in bench/peers/ execs: a shell in front would add the same ~1 ms to each and hide the
+differences. The two hand-written Redis clients are scripts, so their wrappers are the tools.
+"""
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PEERS_DIR = Path(__file__).resolve().parent.parent.parent / "peers"
+
+
+@dataclass
+class Tool:
+    name: str  # as the report shows it
+    summary: str  # one line for the report
+    server: str  # "redis", "etcd" or "local"
+    polls: bool  # waits by polling rather than by being woken
+    command: list  # the part of the command line before KEY (and its options)
+    key_then_command: callable = None  # KEY, COMMAND -> the rest of the command line
+    missing: str = ""  # why the tool cannot run here; "" if it can
+    notes: list = field(default_factory=list)
+
+    @property
+    def available(self) -> bool:
+        return not self.missing
+
+    def argv(self, key: str, command: list) -> list:
+        return [*self.command, *self.key_then_command(key, command)]
+
+
+def _python_has_redis() -> bool:
+    # Debian's python3-redis belongs to /usr/bin/python3, whatever python3 comes first on PATH.
+    result = subprocess.run(["/usr/bin/python3", "-c", "import redis"], capture_output=True)
+    return result.returncode == 0
+
+
+def make_tools(redlockrun: Path, flock_dir: Path) -> list:
+    """Every tool, the first being redlockrun and the second the reference, flock(1)."""
+    tools = [
+        Tool("redlockrun", "this project: Lua scripts, waiters block on a wake-up list", "redis",
+             False, [str(redlockrun)], lambda key, command: ["-k", key, "--", *command]),
+        Tool("flock(1)", "util-linux flock(1) on a local file: the kernel's lock, no network",
+             "local", False, ["flock"],
+             lambda key, command: [str(flock_dir / f"{key}.lock"), *command]),
+        Tool("etcdctl lock", "etcd's own lock (lease + revision order, waiters watch)", "etcd",
+             False, ["etcdctl", "lock"], lambda key, command: [key, "--", *command]),
+        Tool("redis-py Lock", "redis-py's Lock: SET NX PX, polling every 0.1 s (its default)",
+             "redis", True, ["/usr/bin/python3", str(PEERS_DIR / "redispy-lock")],
+             lambda key, command: [key, *command]),
+        Tool("SETNX shell", "textbook SETNX/GET/GETSET loop in bash + redis-cli, polling 0.1 s",
+             "redis", True, ["bash", str(PEERS_DIR / "setnx-lock")],
+             lambda key, command: [key, *command]),
+    ]
+    requirements = {
+        "redlockrun": ([str(redlockrun)], "the redlockrun binary"),
+        "flock(1)": (["flock"], "flock (util-linux)"),
+        "etcdctl lock": (["etcd", "etcdctl"], "etcd-server and etcd-client"),
+        "redis-py Lock": (["/usr/bin/python3", "redis-cli"], "python3-redis"),
+        "SETNX shell": (["bash", "redis-cli"], "redis-tools"),
+    }
+    for tool in tools:
+        programs, package = requirements[tool.name]
+        if not all(shutil.which(program) for program in programs):
+            tool.missing = f"{package} not installed"
+        elif tool.name == "redis-py Lock" and not _python_has_redis():
+            tool.missing = "python3-redis not installed"
+    return tools
+
+
+def tool_environment(redis_url: str, etcd_endpoint: str) -> dict:
+    """The environment every tool runs in: where its server is, and nothing that overrides it."""
+    environment = dict(os.environ)
+    for variable in ("REDLOCKRUN_URL", "REDISCLI_AUTH", "ETCDCTL_API", "REDLOCKRUN_VERBOSE"):
+        environment.pop(variable, None)
+    environment["REDIS_URL"] = redis_url
+    environment["ETCDCTL_ENDPOINTS"] = etcd_endpoint
+    # The C locale: flock(1) (util-linux) then loads no locale files, which makes it ~0.3 ms faster
+    # than under C.UTF-8. The floor is set as low as it goes, and the same on every machine.
+    environment["LC_ALL"] = "C"
+    return environment

@@ -1,0 +1,193 @@
+"""The markdown report: the machine, the targets, then one section per figure. Ratios to flock(1)
+come first (they travel between machines); absolute times are there to read them by."""
+from .targets import judge
+
+FLOCK = "flock(1)"
+
+
+def _ms(value):
+    if value is None:
+        return "n/a"
+    return f"{value:.2f} ms" if value < 10 else f"{value:.1f} ms" if value < 100 else f"{value:.0f} ms"
+
+
+def _x(value, digits=2):
+    return "n/a" if value is None else f"{value:.{digits}f} ×"
+
+
+def _num(value, digits=2):
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _table(header: list, rows: list) -> list:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return lines + [""]
+
+
+def _machine(machine: dict) -> list:
+    libraries = ", ".join(machine["redlockrun_libraries"]) or "none (static)"
+    rows = [
+        ("Date", machine["date"]),
+        ("CPU", f"{machine['cpu']}, {machine['cores']} cores, {machine['memory']} RAM"),
+        ("System", f"{machine['distribution']}, Linux {machine['kernel']}"),
+        ("Load average at start", machine["load_average"]),
+        ("Tools' environment", "LC_ALL=C (flock(1) then skips loading locale files: the lowest "
+                               "floor; under C.UTF-8 it is ~0.3 ms slower)"),
+        ("Redis", machine["redis"]),
+        ("etcd / python3-redis / util-linux",
+         f"{machine['etcd']} / {machine['python3_redis']} / {machine['util_linux']}"),
+        ("redlockrun", f"{' '.join(machine['redlockrun']) or '?'}, source {machine['redlockrun_source']}"),
+        ("redlockrun binary", f"{machine['redlockrun_size_kib']} KiB, shared libraries: {libraries}"),
+    ]
+    return _table(["", ""], rows)
+
+
+def _uncontended(figure: dict) -> list:
+    rows = figure["rows"]
+    true_ms = rows["plain true"]["median_ms"]
+    table = [(name, _x(row["vs_flock"]), _ms(row["median_ms"]),
+              _x(row["median_ms"] / true_ms if true_ms else None), row["runs"],
+              row["failures"] or "") for name, row in rows.items()]
+    return ["## 1. Uncontended overhead", "",
+            "Wall time of `tool KEY true` (median of interleaved runs), and of plain `true`.", "",
+            *_table(["tool", "× flock(1)", "median", "× plain true", "runs", "failed"], table)]
+
+
+def _round_trips(figure: dict) -> list:
+    table = []
+    for name, row in figure["rows"].items():
+        table.append((name, _num(row.get("requests_per_run"), 1),
+                      _num(row.get("connections_per_run"), 1),
+                      _num(row["waited_round_trips"], 1), _ms(row["no_delay_ms"]),
+                      _ms(row["delayed_ms"])))
+    table.append((FLOCK, "—", "—", "0 (local)", "", ""))
+    delay = figure["delay_ms"]
+    return ["## 2. Round trips of an uncontended run", "",
+            "Requests: Redis commands a run sends, counted by the proxy (clients only; a Lua "
+            "script's own commands are not requests). Waited round trips: (median wall time through "
+            f"a proxy that delays each direction {delay:g} ms − median through the same proxy "
+            f"undelayed) ÷ {2 * delay:g} ms.", "",
+            *_table(["tool", "requests per run", "connections per run", "waited round trips",
+                     "wall, no delay", f"wall, {delay:g} ms each way"], table)]
+
+
+def _handoff(figure: dict) -> list:
+    lines = ["## 3. Handoff", "",
+             f"N contenders each loop M times over a {figure['hold_us'] / 1000:g} ms critical "
+             "section. Total: wall time of the whole loop (median of "
+             f"{figure['repeats']} runs). Gap: from one holder's command ending to the next one's "
+             "starting (median and p99 over all handoffs). Exclusive: no two holders overlapped. The "
+             "tools take turns within each repeat; requests are counted in separate runs "
+             "(figure 4), as MONITOR would slow the timed ones.",
+             ""]
+    for contenders, block in figure["by_contenders"].items():
+        table = []
+        for name, row in block["rows"].items():
+            exclusive = "yes" if not row["overlaps"] else f"**NO: {row['overlaps']} overlaps**"
+            notes = []
+            if row["failures"]:
+                notes.append(f"{row['failures']} failed runs")
+            if row["timed_out"]:
+                notes.append("timed out")
+            table.append((name, _x(row["total_vs_flock"]), _x(row["gap_vs_flock"], 1),
+                          f"{row['total_s']:.2f} s", _ms(row["gap_median_ms"]),
+                          _ms(row["gap_p99_ms"]), row["acquisitions"], exclusive,
+                          ", ".join(notes)))
+        lines += [f"**N = {contenders}, M = {block['iterations']}**", "",
+                  *_table(["tool", "total × flock(1)", "median gap × flock(1)", "total",
+                           "median gap", "p99 gap", "acquisitions", "exclusive", "notes"], table)]
+    return lines
+
+
+def _load(figure: dict) -> list:
+    contended = figure["contended"]
+    table = [(name, _num(row["requests_per_acquisition"]),
+              _num(row["script_commands_per_acquisition"]))
+             for name, row in contended["rows"].items()]
+    idle = [(name, _num(row["requests_per_second"]), _num(row["script_commands_per_second"]))
+            for name, row in figure["idle"].items()]
+    some = next(iter(figure["idle"].values()), {})
+    return ["## 4. Redis load", "",
+            "Requests are what clients send (MONITOR, direct connections); script commands are "
+            "those the Lua scripts run inside Redis, which INFO commandstats would add to them.", "",
+            f"Under contention (N = {contended['contenders']}, a counting run of figure 3):", "",
+            *_table(["tool", "requests per acquisition", "script commands per acquisition"],
+                    table),
+            f"Idle waiters: {some.get('waiters', '?')} waiters queue behind a holder of the same "
+            f"tool, watched for {some.get('window_s', 0):.1f} s; the holder's own requests "
+            "(renewals) are not counted:", "",
+            *_table(["tool", "requests per second per waiter", "script commands per second"],
+                    idle)]
+
+
+def _fairness(figure: dict) -> list:
+    table = [(name, _num(row["min_over_max"]), row["total"],
+              " ".join(str(count) for count in row["per_contender"]))
+             for name, row in figure["rows"].items()]
+    return ["## 5. Fairness", "",
+            f"{figure['contenders']} contenders loop for {figure['seconds']:g} s; acquisitions "
+            "that started in that time, per contender.", "",
+            *_table(["tool", "min/max", "acquisitions", "per contender"], table)]
+
+
+def _scale(figure: dict) -> list:
+    tools = list(figure["rows"])
+    header = ["waiters"]
+    for name in tools:
+        header += [f"{name} median gap", f"{name} p99 gap"]
+        if name != FLOCK:
+            header.append(f"{name} requests per acquisition")
+    table = []
+    for waiters in figure["waiters"]:
+        row = [waiters]
+        for name in tools:
+            cell = figure["rows"][name].get(str(waiters), {})
+            row += [_ms(cell.get("gap_median_ms")), _ms(cell.get("gap_p99_ms"))]
+            if name != FLOCK:
+                row.append(_num(cell.get("requests_per_acquisition")))
+        table.append(row)
+    broken = [f"{name} at {w}: {cell['overlaps']} overlaps, {cell['failures']} failures"
+              for name, cells in figure["rows"].items() for w, cell in cells.items()
+              if cell["overlaps"] or cell["failures"] or cell["timed_out"]]
+    return ["## 6. Scale", "",
+            "W waiters queue behind one holder, which then lets go; they take the lock one after "
+            "the other. Requests per acquisition: all requests of the holder and the waiters "
+            "÷ (W + 1). etcdctl and the SETNX script are not run at this scale (hundreds of Go "
+            "processes, or of shells forking redis-cli, would measure the 2 cores, not the lock).",
+            "", *_table(header, table), *(["Problems: " + "; ".join(broken), ""] if broken else [])]
+
+
+def _memory(figure: dict) -> list:
+    table = [(name, _num(row["peak_rss_mib"]) + " MiB" if row["peak_rss_mib"] else "n/a")
+             for name, row in figure["rows"].items()]
+    return ["## 7. Memory", "",
+            "Peak RSS (VmHWM) of the tool's own process while the command runs, read by the "
+            "command from /proc/$PPID/status (the SETNX shell's redis-cli children not included).",
+            "", *_table(["tool", "peak RSS"], table)]
+
+
+def render(results: dict) -> str:
+    lines = ["# redlockrun performance", ""]
+    if results["smoke"]:
+        lines += ["**Smoke run**: every figure with tiny counts, to show the benchmark works. "
+                  "These numbers mean nothing; run `bench/run` for real ones.", ""]
+    lines += ["Produced by `bench/run` (`bench/README.md` says what each figure means). All "
+              "servers run on loopback on this machine; every ratio compares tools measured side "
+              "by side in this same run.", "",
+              "## Machine", "", *_machine(results["machine"])]
+    lines += ["## Targets for redlockrun", "",
+              *_table(["target", "measured", "result"], judge(results))]
+    skipped = results.get("skipped", {})
+    if skipped:
+        lines += ["Skipped: " + "; ".join(f"{name} ({why})" for name, why in skipped.items()),
+                  ""]
+    sections = {"uncontended": _uncontended, "round_trips": _round_trips,
+                "handoff": _handoff, "load": _load, "fairness": _fairness, "scale": _scale,
+                "memory": _memory}
+    for name, render_section in sections.items():
+        if name in results:
+            lines += render_section(results[name])
+    if results.get("notes"):
+        lines += ["## Notes", "", *[f"- {note}" for note in results["notes"]], ""]
+    return "\n".join(lines)

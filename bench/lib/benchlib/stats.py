@@ -1,0 +1,23 @@
+"""Small statistics helpers: every figure is a median (or a percentile) over repeated samples."""
+import math
+import statistics
+
+
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def percentile(values, fraction):
+    """The nearest-rank percentile: the smallest sample with at least `fraction` of them at or below."""
+    values = sorted(v for v in values if v is not None)
+    if not values:
+        return None
+    rank = math.ceil(fraction * len(values) - 1e-9)
+    return values[min(max(rank, 1), len(values)) - 1]
+
+
+def ratio(value, reference):
+    if value is None or not reference:
+        return None
+    return value / reference

@@ -1,0 +1,84 @@
+"""The issue's targets for redlockrun, judged from one run's results. A target whose figure was not
+run at the size it names (a smoke run) is "n/a", never a pass."""
+
+REDLOCKRUN = "redlockrun"
+FLOCK = "flock(1)"
+POLLING = ("redis-py Lock", "SETNX shell")
+
+
+def _verdict(ok):
+    if ok is None:
+        return "n/a"
+    return "pass" if ok else "**FAIL**"
+
+
+def _at(mapping, *path):
+    for step in path:
+        if not isinstance(mapping, dict) or step not in mapping:
+            return None
+        mapping = mapping[step]
+    return mapping
+
+
+def _fmt(value, unit="", digits=2):
+    return "n/a" if value is None else f"{value:.{digits}f}{unit}"
+
+
+def judge(results: dict) -> list:
+    """(target, what was measured, verdict) rows."""
+    rows = []
+
+    ratio = _at(results, "uncontended", "rows", REDLOCKRUN, "vs_flock")
+    rows.append(("Uncontended wall time ≤ 1.25 × flock(1)", _fmt(ratio, " ×"),
+                 _verdict(None if ratio is None else ratio <= 1.25)))
+
+    trips = _at(results, "round_trips", "rows", REDLOCKRUN)
+    if trips:
+        requests, waited = trips.get("requests_per_run"), trips.get("waited_round_trips")
+        ok = requests == 2 and waited is not None and abs(waited - 2) < 0.5
+        rows.append(("Exactly 2 request round trips after connecting",
+                     f"{_fmt(requests, '', 0)} requests; waits for {_fmt(waited, '', 1)} round trips",
+                     _verdict(ok)))
+    else:
+        rows.append(("Exactly 2 request round trips after connecting", "n/a", "n/a"))
+
+    at8 = _at(results, "handoff", "by_contenders", "8", "rows") or {}
+    gap = _at(at8, REDLOCKRUN, "gap_median_ms")
+    rows.append(("Median handoff gap ≤ 2 ms at N = 8", _fmt(gap, " ms"),
+                 _verdict(None if gap is None else gap <= 2.0)))
+    total = _at(at8, REDLOCKRUN, "total_vs_flock")
+    rows.append(("N = 8 loop: total time ≤ 1.5 × flock(1)'s", _fmt(total, " ×"),
+                 _verdict(None if total is None else total <= 1.5)))
+    ours_total = _at(at8, REDLOCKRUN, "total_s")
+    for name in POLLING:
+        theirs = _at(at8, name, "gap_median_ms")
+        speedup = theirs / gap if theirs is not None and gap else None
+        theirs_total = _at(at8, name, "total_s")
+        total_speedup = theirs_total / ours_total if theirs_total and ours_total else None
+        rows.append((f"Handoff ≥ 20 × faster than {name} (median gap, N = 8)",
+                     f"{_fmt(speedup, ' ×', 1)} (total time: {_fmt(total_speedup, ' ×', 1)})",
+                     _verdict(None if speedup is None else speedup >= 20)))
+
+    per_acquisition = _at(at8, REDLOCKRUN, "requests_per_acquisition")
+    rows.append(("≤ 5 Redis requests per acquisition at N = 8", _fmt(per_acquisition),
+                 _verdict(None if per_acquisition is None else per_acquisition <= 5)))
+    at200 = _at(results, "scale", "rows", REDLOCKRUN, "200", "requests_per_acquisition")
+    rows.append(("≤ 5 Redis requests per acquisition at N = 200", _fmt(at200),
+                 _verdict(None if at200 is None else at200 <= 5)))
+
+    idle = _at(results, "load", "idle", REDLOCKRUN, "requests_per_second")
+    rows.append(("An idle waiter sends ≤ 1 request per second", _fmt(idle, "/s"),
+                 _verdict(None if idle is None else idle <= 1)))
+
+    fairness = _at(results, "fairness", "rows", REDLOCKRUN, "min_over_max")
+    contenders = _at(results, "fairness", "contenders")
+    rows.append(("Fairness: min/max acquisitions ≥ 0.5 across 8 contenders", _fmt(fairness),
+                 _verdict(None if fairness is None or contenders != 8 else fairness >= 0.5)))
+
+    rss = _at(results, "memory", "rows", REDLOCKRUN, "peak_rss_mib")
+    rows.append(("Peak RSS ≤ 4 MiB while the command runs", _fmt(rss, " MiB"),
+                 _verdict(None if rss is None else rss <= 4.0)))
+    if results.get("smoke"):
+        # A smoke run's counts are far too small for a verdict: it only shows the figures work.
+        rows = [(target, measured, "not judged (smoke)") for target, measured, _ in rows]
+    return rows
