@@ -14,11 +14,11 @@ SteadyTime validity_deadline(SteadyTime sent, Millis validity, Millis ttl) {
     return sent + std::min(ttl, validity) - drift_margin(ttl);
 }
 
-LockKeeper::LockKeeper(lock::LockClient& lock, const KeepPolicy& policy, SteadyTime requested_at,
+LockKeeper::LockKeeper(lock::LockClient& lock, const KeepPolicy& policy, SteadyTime valid_from,
                        Millis validity, const Logger& log)
     : lock_(lock), policy_(policy), log_(log),
-      valid_until_(validity_deadline(requested_at, validity, policy.ttl)),
-      next_renewal_(requested_at + std::min(policy.ttl, validity) / 3),
+      valid_until_(validity_deadline(valid_from, validity, policy.ttl)),
+      next_renewal_(valid_from + std::min(policy.ttl, validity) / 3),
       random_(std::random_device{}()) {}
 
 Deadline LockKeeper::next_due() const {

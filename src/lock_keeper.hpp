@@ -36,9 +36,9 @@ SteadyTime validity_deadline(SteadyTime sent, Millis validity, Millis ttl);
 
 class LockKeeper : public run::Watch {
 public:
-    // requested_at: when the acquire that won was sent; validity: what the server granted, which is
-    // less than the TTL when a retried acquire found the grant of an earlier attempt.
-    LockKeeper(lock::LockClient& lock, const KeepPolicy& policy, SteadyTime requested_at,
+    // valid_from: no later than when the server granted the lock (lock::Attempt); validity: what it
+    // granted, which is less than the TTL when a retried acquire found an earlier attempt's grant.
+    LockKeeper(lock::LockClient& lock, const KeepPolicy& policy, SteadyTime valid_from,
                Millis validity, const Logger& log);
 
     Deadline next_due() const override;

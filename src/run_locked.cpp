@@ -159,7 +159,7 @@ int run_locked(const Options& options, const redis::ConnectionSettings& settings
     router.supervise(&supervisor);
     LockKeeper keeper(lock,
                       KeepPolicy{options.ttl, options.renew, options.on_lost, options.kill_after},
-                      acquired.requested_at, acquired.grant.validity, log);
+                      acquired.valid_from, acquired.grant.validity, log);
     const int wait_status = supervisor.wait(signals, &keeper);
     log.info("the command {} after {}", run::describe_wait_status(wait_status),
              format_duration(steady_now() - acquired_at));

@@ -16,14 +16,23 @@ LockClient::LockClient(redis::Connection& connection, LockKeys keys, Identity id
     : connection_(connection), keys_(std::move(keys)), identity_(std::move(identity)),
       params_(params), db_(std::to_string(connection.endpoint().db)) {}
 
+std::vector<std::string> LockClient::with_db(const std::vector<std::string>& args) const {
+    std::vector<std::string> all{db_};
+    all.insert(all.end(), args.begin(), args.end());
+    return all;
+}
+
+std::vector<std::string> LockClient::acquire_args() const {
+    return with_db({identity_.token, std::to_string(params_.ttl.count()),
+                    std::string(unit_name(params_.unit)), identity_.host, identity_.pid});
+}
+
 template <typename Answer>
 Expected<Answer, CallFailure>
 LockClient::run(const redis::Script& script, const std::vector<std::string>& args,
                 Expected<Answer, std::string> (*decode)(const redis::Reply&),
                 const redis::CallOptions& options) {
-    std::vector<std::string> all_args{db_};
-    all_args.insert(all_args.end(), args.begin(), args.end());
-    auto reply = redis::run_script(connection_, script, keys_.all(), all_args, options);
+    auto reply = redis::run_script(connection_, script, keys_.all(), with_db(args), options);
     if (!reply) {
         return unexpected(std::move(reply.error()));
     }
@@ -34,19 +43,89 @@ LockClient::run(const redis::Script& script, const std::vector<std::string>& arg
     return std::move(*answer);
 }
 
-Expected<AcquireAnswer, CallFailure> LockClient::acquire() {
-    auto answer = run(scripts::acquire,
-                      {identity_.token, std::to_string(params_.ttl.count()),
-                       std::string(unit_name(params_.unit)), identity_.host, identity_.pid},
-                      decode_acquire);
-    if (!answer && answer.error().kind == CallFailure::Kind::login_refused &&
-        !answer.error().replies.empty()) {
-        auto executed = decode_acquire(answer.error().replies.front());
-        if (executed && std::holds_alternative<Granted>(*executed)) {
-            release();
-        }
+void LockClient::undo_if_granted(const CallFailure& failure, size_t acquire_index) {
+    if (failure.kind != CallFailure::Kind::login_refused ||
+        failure.replies.size() <= acquire_index) {
+        return;
     }
-    return answer;
+    auto executed = decode_acquire(failure.replies[acquire_index]);
+    if (executed && std::holds_alternative<Granted>(*executed)) {
+        release();
+    }
+}
+
+Expected<Attempt, CallFailure> LockClient::acquire() {
+    const SteadyTime sent = steady_now();
+    auto reply = redis::run_script(connection_, scripts::acquire, keys_.all(), acquire_args());
+    last_round_trip_ = steady_now() - sent;
+    if (!reply) {
+        undo_if_granted(reply.error(), 0);
+        return unexpected(std::move(reply.error()));
+    }
+    auto answer = decode_acquire(*reply);
+    if (!answer) {
+        return unexpected(CallFailure{CallFailure::Kind::protocol, answer.error(), {}});
+    }
+    return Attempt{std::move(*answer), sent};
+}
+
+Expected<Attempt, CallFailure> LockClient::wait_then_acquire(Millis timeout) {
+    // BLPOP takes seconds, with decimals since Redis 6; 0 would mean forever.
+    const auto ms = std::max<long long>(timeout.count(), 1);
+    const std::string seconds = fmt::format("{}.{:03}", ms / 1000, ms % 1000);
+    redis::CallOptions options;
+    options.server_wait = Millis{ms};
+    options.abandon_on_wakeup = true;
+    const SteadyTime sent = steady_now();
+    auto replies =
+        connection_.call({{"BLPOP", keys_.wake, seconds},
+                          redis::evalsha_command(scripts::acquire, keys_.all(), acquire_args())},
+                         options);
+    if (!replies) {
+        undo_if_granted(replies.error(), 1);
+        return unexpected(std::move(replies.error()));
+    }
+    if ((*replies)[0].is_error()) {
+        return unexpected(CallFailure{CallFailure::Kind::error_reply,
+                                      redis::explain_error_reply((*replies)[0], endpoint()),
+                                      {}});
+    }
+    if ((*replies)[1].error_code() == "NOSCRIPT") {
+        return acquire(); // the server lost its scripts while we waited
+    }
+    auto reply = redis::script_result(std::move((*replies)[1]), endpoint());
+    if (!reply) {
+        return unexpected(std::move(reply.error()));
+    }
+    auto answer = decode_acquire(*reply);
+    if (!answer) {
+        return unexpected(CallFailure{CallFailure::Kind::protocol, answer.error(), {}});
+    }
+    // The acquire ran when the BLPOP returned, at least the reply's way back before it arrived;
+    // that way back is taken to be no longer than a whole round trip of the last acquire. The drift
+    // margin covers what this cannot.
+    const SteadyTime ran_by = steady_now() - last_round_trip_;
+    return Attempt{std::move(*answer), std::max(sent, ran_by)};
+}
+
+void LockClient::give_up_waiting(const CallFailure& abandoned) {
+    const auto& replies = abandoned.replies;
+    const bool took_token = !replies.empty() && replies[0].kind == redis::Reply::Kind::array;
+    if (replies.size() >= 2) {
+        // Every reply arrived: we know what the acquire did.
+        auto answer = decode_acquire(replies[1]);
+        if (answer && std::holds_alternative<Granted>(*answer)) {
+            release(); // which wakes the next waiter
+        }
+        return;
+    }
+    // The abandoned connection is closed, but its acquire may have run before Redis saw that. A
+    // release on a new connection is safe either way: it deletes nothing that is not ours.
+    auto released = release();
+    const bool was_ours = released && std::holds_alternative<Released>(*released);
+    if (took_token && !was_ours) {
+        pass_on_wake();
+    }
 }
 
 Expected<RenewAnswer, CallFailure> LockClient::renew(const Deadline& not_after) {
@@ -66,36 +145,8 @@ Expected<StatusSnapshot, CallFailure> LockClient::status() {
     return run(scripts::status, {}, decode_status);
 }
 
-Expected<bool, CallFailure> LockClient::wait_for_wake(Millis timeout) {
-    // BLPOP takes seconds, with decimals since Redis 6; 0 would mean forever.
-    const auto ms = std::max<long long>(timeout.count(), 1);
-    const std::string seconds = fmt::format("{}.{:03}", ms / 1000, ms % 1000);
-    redis::CallOptions options;
-    options.server_wait = Millis{ms};
-    options.abandon_on_wakeup = true;
-    auto replies = connection_.call({{"BLPOP", keys_.wake, seconds}}, options);
-    if (!replies) {
-        return unexpected(std::move(replies.error()));
-    }
-    const auto& reply = replies->front();
-    if (reply.is_error()) {
-        return unexpected(CallFailure{
-            CallFailure::Kind::error_reply, redis::explain_error_reply(reply, endpoint()), {}});
-    }
-    return !reply.is_nil();
-}
-
-bool LockClient::abandoned_with_token(const CallFailure& failure) {
-    return failure.kind == CallFailure::Kind::abandoned && !failure.replies.empty() &&
-           failure.replies.front().kind == redis::Reply::Kind::array;
-}
-
-Expected<bool, CallFailure> LockClient::pass_on_wake() {
-    auto reply = redis::run_script(connection_, scripts::wake, keys_.all(), {db_});
-    if (!reply) {
-        return unexpected(std::move(reply.error()));
-    }
-    return true;
+void LockClient::pass_on_wake() {
+    redis::run_script(connection_, scripts::wake, keys_.all(), {db_});
 }
 
 } // namespace redlockrun::lock

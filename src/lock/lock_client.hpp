@@ -2,6 +2,7 @@
 // the wake-up list that waiters block on.
 #pragma once
 
+#include "clock.hpp"
 #include "lock/answers.hpp"
 #include "lock/keys.hpp"
 #include "lock/timestamp.hpp"
@@ -24,24 +25,36 @@ struct LockParams {
     TimestampUnit unit = TimestampUnit::milliseconds;
 };
 
+// An answer to an acquire, with a time no later than when the server ran it: a grant's validity
+// counts from there.
+struct Attempt {
+    AcquireAnswer answer;
+    SteadyTime valid_from;
+};
+
 class LockClient {
 public:
     LockClient(redis::Connection& connection, LockKeys keys, Identity identity, LockParams params);
 
     // If the login was refused but the acquire ran anyway (as the default user), the grant is
     // undone before the failure is returned: a refused operation leaves no lock behind.
-    Expected<AcquireAnswer, redis::CallFailure> acquire();
+    Expected<Attempt, redis::CallFailure> acquire();
+
+    // Blocks (BLPOP) on the wake-up list for up to `timeout`, with the acquire pipelined behind it:
+    // Redis runs it the moment the BLPOP returns, token or not, which saves the round trip a waiter
+    // would otherwise make after waking. Abandoned when the connection's Wakeup asks; then
+    // give_up_waiting() must run.
+    Expected<Attempt, redis::CallFailure> wait_then_acquire(Millis timeout);
+
+    // After an abandoned wait_then_acquire(): its acquire may have run, and won, just before, and
+    // it may have taken the wake-up token. Releases what may be ours, passes the token on. Best
+    // effort.
+    void give_up_waiting(const redis::CallFailure& abandoned);
+
     // Gives up at not_after: a renewal that answers after the lock's validity is worthless.
     Expected<RenewAnswer, redis::CallFailure> renew(const Deadline& not_after);
     Expected<ReleaseAnswer, redis::CallFailure> release();
     Expected<StatusSnapshot, redis::CallFailure> status();
-
-    // Blocks (BLPOP) on the wake-up list for up to `timeout`; true if a token was taken. Abandoned
-    // when the connection's Wakeup asks: then abandoned_with_token() says if a token had arrived.
-    Expected<bool, redis::CallFailure> wait_for_wake(Millis timeout);
-    // Hands a token taken by wait_for_wake() to the next waiter.
-    Expected<bool, redis::CallFailure> pass_on_wake();
-    static bool abandoned_with_token(const redis::CallFailure& failure);
 
     const LockKeys& keys() const { return keys_; }
     const redis::Endpoint& endpoint() const { return connection_.endpoint(); }
@@ -52,12 +65,18 @@ private:
     run(const redis::Script& script, const std::vector<std::string>& args,
         Expected<Answer, std::string> (*decode)(const redis::Reply&),
         const redis::CallOptions& options = {});
+    std::vector<std::string> with_db(const std::vector<std::string>& args) const;
+    std::vector<std::string> acquire_args() const;
+    // After a refused login, the acquire at this position of the replies may still have won.
+    void undo_if_granted(const redis::CallFailure& failure, size_t acquire_index);
+    void pass_on_wake();
 
     redis::Connection& connection_;
     LockKeys keys_;
     Identity identity_;
     LockParams params_;
     std::string db_;
+    Millis last_round_trip_{0}; // of the last acquire: bounds how long a reply took to come back
 };
 
 } // namespace redlockrun::lock

@@ -42,31 +42,37 @@ WaitOutcome acquire_lock(LockClient& lock, const WaitPolicy& policy, const StopR
     bool retried = false;
     bool announced = false;
 
+    auto attempt = lock.acquire();
     for (;;) {
-        const SteadyTime requested_at = steady_now();
-        auto answer = lock.acquire();
-        if (!answer) {
-            if (worth_retrying(answer.error()) && !retried) {
+        if (!attempt) {
+            const CallFailure& failure = attempt.error();
+            if (failure.kind == CallFailure::Kind::abandoned) {
+                lock.give_up_waiting(failure);
+                return Stopped{stop()};
+            }
+            if (worth_retrying(failure) && !retried) {
                 retried = true;
+                attempt = lock.acquire(); // on a new connection
                 continue;
             }
-            unavailable(answer.error());
+            unavailable(failure);
         }
         retried = false;
+        const AcquireAnswer& answer = attempt->answer;
         if (int signal_number = stop()) {
-            if (std::holds_alternative<Granted>(*answer)) {
+            if (std::holds_alternative<Granted>(answer)) {
                 lock.release();
             }
             return Stopped{signal_number};
         }
         const Millis waited = steady_now() - start;
-        if (auto* granted = std::get_if<Granted>(&*answer)) {
-            return Acquired{*granted, waited, requested_at};
+        if (auto* granted = std::get_if<Granted>(&answer)) {
+            return Acquired{*granted, waited, attempt->valid_from};
         }
-        if (auto* foreign = std::get_if<Foreign>(&*answer)) {
+        if (auto* foreign = std::get_if<Foreign>(&answer)) {
             return *foreign;
         }
-        const Busy& busy = std::get<Busy>(*answer);
+        const Busy& busy = std::get<Busy>(answer);
         if (!may_wait || steady_now() >= deadline) {
             return GaveUp{busy, waited};
         }
@@ -75,25 +81,10 @@ WaitOutcome acquire_lock(LockClient& lock, const WaitPolicy& policy, const StopR
                      holder_text(busy), format_duration(busy.remaining));
             announced = true;
         }
-
         const Millis cap = busy.holder ? policy.longest_block : policy.classic_recheck;
         Millis block = std::min(busy.remaining, cap) + Millis{jitter_ms(random)};
         block = std::min(block, deadline - steady_now());
-        auto woken = lock.wait_for_wake(std::max(block, Millis{1}));
-        if (woken) {
-            continue;
-        }
-        if (woken.error().kind == CallFailure::Kind::abandoned) {
-            if (LockClient::abandoned_with_token(woken.error())) {
-                lock.pass_on_wake(); // best effort: we are leaving anyway
-            }
-            return Stopped{stop()};
-        }
-        if (worth_retrying(woken.error()) && !retried) {
-            retried = true;
-            continue;
-        }
-        unavailable(woken.error());
+        attempt = lock.wait_then_acquire(std::max(block, Millis{1}));
     }
 }
 

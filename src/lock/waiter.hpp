@@ -26,8 +26,7 @@ struct WaitPolicy {
 struct Acquired {
     Granted grant;
     Millis waited{0};
-    SteadyTime
-        requested_at; // when the winning acquire was sent: the grant's validity counts from here
+    SteadyTime valid_from; // the grant's validity counts from here (Attempt::valid_from)
 };
 
 struct GaveUp {
@@ -46,7 +45,8 @@ using WaitOutcome = std::variant<Acquired, GaveUp, Foreign, Stopped>;
 using StopRequest = std::function<int()>;
 
 // Redis failures end the run: Fatal(unavailable). A connection that breaks after it has worked is
-// reconnected once; the acquire script makes the retry safe.
+// reconnected once; the acquire script makes the retry safe. A wait abandoned for a signal leaves
+// nothing behind (LockClient::give_up_waiting).
 WaitOutcome acquire_lock(LockClient& lock, const WaitPolicy& policy, const StopRequest& stop,
                          const Logger& log);
 

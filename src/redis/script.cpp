@@ -16,6 +16,19 @@ Command script_command(const char* verb, const char* body, const std::vector<std
 
 } // namespace
 
+Command evalsha_command(const Script& script, const std::vector<std::string>& keys,
+                        const std::vector<std::string>& args) {
+    return script_command("EVALSHA", script.sha1, keys, args);
+}
+
+Expected<Reply, CallFailure> script_result(Reply reply, const Endpoint& endpoint) {
+    if (reply.is_error()) {
+        return unexpected(
+            CallFailure{CallFailure::Kind::error_reply, explain_error_reply(reply, endpoint), {}});
+    }
+    return reply;
+}
+
 Expected<Reply, CallFailure> run_script(Connection& connection, const Script& script,
                                         const std::vector<std::string>& keys,
                                         const std::vector<std::string>& args,
@@ -28,12 +41,7 @@ Expected<Reply, CallFailure> run_script(Connection& connection, const Script& sc
     if (!replies) {
         return unexpected(std::move(replies.error()));
     }
-    Reply reply = std::move(replies->front());
-    if (reply.is_error()) {
-        return unexpected(CallFailure{
-            CallFailure::Kind::error_reply, explain_error_reply(reply, connection.endpoint()), {}});
-    }
-    return reply;
+    return script_result(std::move(replies->front()), connection.endpoint());
 }
 
 } // namespace redlockrun::redis

@@ -22,4 +22,12 @@ Expected<Reply, CallFailure> run_script(Connection& connection, const Script& sc
                                         const std::vector<std::string>& args,
                                         const CallOptions& options = {});
 
+// The EVALSHA command for the script, for callers that pipeline it behind other commands. An answer
+// of NOSCRIPT to it means: run_script() instead, which sends the script in full.
+Command evalsha_command(const Script& script, const std::vector<std::string>& keys,
+                        const std::vector<std::string>& args);
+
+// The outcome of a script's reply in a pipeline, as run_script() would give it.
+Expected<Reply, CallFailure> script_result(Reply reply, const Endpoint& endpoint);
+
 } // namespace redlockrun::redis

@@ -5,6 +5,8 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <memory>
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -25,14 +27,29 @@ std::vector<char*> pointers(const std::vector<std::string>& strings) {
     return out;
 }
 
-// Runs in the child between fork and exec: async-signal-safe calls only, no allocation.
-[[noreturn]] void exec_child(const char* path, char* const* argv, char* const* shell_argv,
-                             char* const* envp, int error_fd, pid_t parent,
-                             const SignalPipe& signals, const Terminal& terminal) {
+// The child runs on a stack of its own in redlockrun's memory: sanitizers must keep out of it.
+#define REDLOCKRUN_CHILD_CODE __attribute__((no_sanitize("address", "undefined")))
+
+// Everything the child needs, prepared before it exists.
+struct ChildSetup {
+    const char* path;
+    char* const* argv;
+    char* const* shell_argv; // for a script without a #! line
+    char* const* envp;
+    int error_fd;
+    pid_t parent;
+    const SignalPipe* signals;
+    const Terminal* terminal;
+};
+
+// Runs in the child between clone and exec, in redlockrun's memory (CLONE_VM) while redlockrun
+// waits: async-signal-safe calls only, no allocation, nothing written but the kernel's state.
+[[noreturn]] REDLOCKRUN_CHILD_CODE void exec_child(const ChildSetup& setup) {
+    const auto& [path, argv, shell_argv, envp, error_fd, parent, signals, terminal] = setup;
     ::setpgid(0, 0);
-    if (terminal.active()) {
+    if (terminal->active()) {
         // Every signal is still blocked here, so this does not raise SIGTTOU.
-        ::tcsetpgrp(terminal.fd(), ::getpid());
+        ::tcsetpgrp(terminal->fd(), ::getpid());
     }
 #ifdef __linux__
     // The command must not run on without its lock: if redlockrun dies, even by SIGKILL, so does
@@ -44,7 +61,7 @@ std::vector<char*> pointers(const std::vector<std::string>& strings) {
 #else
     (void)parent;
 #endif
-    signals.restore_in_child();
+    signals->restore_in_child();
     ::execve(path, argv, envp);
     if (errno == ENOEXEC) {
         // A script without a #! line: run it with the shell, as execvp(3) does.
@@ -54,6 +71,13 @@ std::vector<char*> pointers(const std::vector<std::string>& strings) {
     [[maybe_unused]] ssize_t ignored = ::write(error_fd, &error, sizeof error);
     ::_exit(error == ENOENT || error == ENOTDIR ? 127 : 126);
 }
+
+REDLOCKRUN_CHILD_CODE int child_entry(void* setup) {
+    exec_child(*static_cast<const ChildSetup*>(setup));
+}
+
+// The child's own stack: with CLONE_VM it must not run on redlockrun's.
+constexpr size_t child_stack_size = 64 * 1024;
 
 NotRunnable os_failure(const char* what) {
     return NotRunnable{ExitStatus::os_error, fmt::format("{}: {}", what, std::strerror(errno))};
@@ -76,18 +100,19 @@ Expected<pid_t, NotRunnable> spawn_child(const ChildSpec& spec, const SignalPipe
     }
     UniqueFd error_read(error_pipe[0]);
     UniqueFd error_write(error_pipe[1]);
-    const pid_t parent = ::getpid();
+    ChildSetup setup{spec.path.c_str(), argv.data(), shell_argv.data(), envp.data(),
+                     error_write.get(), ::getpid(),  &signals,          &terminal};
+    auto stack = std::make_unique<char[]>(child_stack_size);
     pid_t pid;
     {
         SignalPipe::BlockAll no_handlers_in_child;
-        pid = ::fork();
-        if (pid == 0) {
-            exec_child(spec.path.c_str(), argv.data(), shell_argv.data(), envp.data(),
-                       error_write.get(), parent, signals, terminal);
-        }
+        // Like vfork(): no copy of redlockrun's page tables, and redlockrun resumes once the child
+        // has exec'd or exited. That makes starting the command a fraction of fork()'s cost.
+        pid = ::clone(child_entry, stack.get() + child_stack_size, CLONE_VM | CLONE_VFORK | SIGCHLD,
+                      &setup);
     }
     if (pid < 0) {
-        return unexpected(os_failure("cannot fork"));
+        return unexpected(os_failure("cannot start the command"));
     }
     // Also done by the child; whichever comes first wins, so no signal forwarded to the group can
     // miss the child. EACCES once the child has exec'd is fine.

@@ -1,4 +1,5 @@
-// Starting the command: fork, then in the child only async-signal-safe calls before execve. The
+// Starting the command: clone (as vfork), then in the child only async-signal-safe calls before
+// execve. The
 // command gets its own process group (so signals can be forwarded to all of it), the terminal if
 // redlockrun had it, PR_SET_PDEATHSIG so it dies with redlockrun, and redlockrun's original signal
 // dispositions. Exec failures come back through a close-on-exec pipe.

@@ -22,7 +22,8 @@ stop_processes() {
 
 cleanup() {
     stop_processes "${BACKGROUND_PIDS[@]}" "${SERVER_PIDS[@]}"
-    wait 2>/dev/null
+    exec 2>/dev/null # the shell's own notices of the jobs it just killed
+    wait
     rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -33,6 +34,13 @@ for tool in redis-server redis-cli; do
         exit 1
     fi
 done
+
+# A process that exists and is not a zombie (an orphan's zombie may linger until init reaps it).
+alive() {
+    local state
+    state=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
+    [[ "$state" != Z* ]]
+}
 
 # start_redis PREFIX [redis-server options...]
 # Starts a server on a free port with a unix socket beside it, and sets PREFIX_PORT, PREFIX_SOCK,
@@ -50,7 +58,7 @@ start_redis() {
         pid=$!
         local tries
         for tries in $(seq 1 100); do
-            if ! kill -0 "$pid" 2>/dev/null; then
+            if ! alive "$pid"; then
                 break # did not start: the port was taken, probably
             fi
             if redis-cli -p "$port" ping 2>/dev/null | grep -q -e PONG -e NOAUTH; then
@@ -129,13 +137,6 @@ wait_for() {
 # The exit status of a background process (it must be a child of this shell).
 exit_of() {
     wait "$1"
-}
-
-# A process that exists and is not a zombie (an orphan's zombie may linger until init reaps it).
-alive() {
-    local state
-    state=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
-    [[ "$state" != Z* ]]
 }
 
 lock_held() { [ "$(rcli exists "$1")" = 1 ]; }

@@ -133,6 +133,25 @@ test_signals_while_waiting_end_at_once_and_leave_nothing() {
     expect_lt "$(($(cat "$WORK/waiter-start") - released))" 2500 "hand-off after interrupted waiters"
 }
 
+test_a_signal_racing_the_release_leaves_no_lock() {
+    # The waiter's acquire is pipelined behind its BLPOP, so a release can grant it the lock in the
+    # very moment a signal ends the wait. Whichever way each round goes, once both are gone no lock
+    # may be left.
+    local round
+    for round in $(seq 1 15); do
+        rm -f "$WORK/go"
+        start_bg holder -k job -c "while [ ! -e '$WORK/go' ]; do sleep 0.01; done"
+        wait_for "the holder" lock_held job
+        start_bg waiter -k job -- sleep 0.2
+        sleep 0.3
+        touch "$WORK/go"
+        sleep "0.0$((RANDOM % 4))"
+        kill -TERM "$waiter"
+        wait "$holder" "$waiter" 2>/dev/null
+        expect_eq "$(rcli exists job)" 0 "a lock left behind in round $round"
+    done
+}
+
 test_a_signal_ignored_at_start_stays_ignored() {
     # As under nohup: whoever started redlockrun chose to ignore SIGHUP, for it and its command.
     hold job
@@ -144,7 +163,7 @@ test_a_signal_ignored_at_start_stays_ignored() {
     sleep 0.5
     kill -HUP "$waiter"
     sleep 0.5
-    kill -0 "$waiter" 2>/dev/null || fail "SIGHUP ended a redlockrun that was started ignoring it"
+    alive "$waiter" || fail "SIGHUP ended a redlockrun that was started ignoring it"
     touch "$WORK/release-job"
     wait "$waiter" || fail "the waiter failed: $(cat "$WORK/waiter.err")"
     local mask
