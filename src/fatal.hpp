@@ -14,8 +14,6 @@ class Fatal : public std::runtime_error {
 public:
     Fatal(ExitStatus status, const std::string& message)
         : std::runtime_error(message), status_(to_int(status)) {}
-    // For statuses the user configured (-E, --lost-exit-code).
-    Fatal(int status, const std::string& message) : std::runtime_error(message), status_(status) {}
 
     int status() const { return status_; }
 

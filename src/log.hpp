@@ -16,8 +16,6 @@ public:
     explicit Logger(Verbosity verbosity = Verbosity::normal) : verbosity_(verbosity) {}
 
     void set_verbosity(Verbosity verbosity) { verbosity_ = verbosity; }
-    Verbosity verbosity() const { return verbosity_; }
-    bool verbose() const { return verbosity_ == Verbosity::verbose; }
 
     // Always shown: a failure that decides the exit status, or a warning about safety.
     template <typename... Args>

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "duration.hpp"
+#include "exit_status.hpp"
 #include "lock/timestamp.hpp"
 #include "log.hpp"
 
@@ -16,19 +17,19 @@ namespace redlockrun {
 enum class OnLost { term, ignore };
 
 struct Options {
-    std::string key;               // -k
-    bool no_wait = false;          // -n
-    std::optional<Millis> wait;    // -w; none: forever
-    Millis ttl{30000};             // -t
-    bool renew = true;             // --no-renew turns it off
-    OnLost on_lost = OnLost::term; // --on-lost
-    Millis kill_after{10000};      // --kill-after
-    int lost_exit_code = 76;       // --lost-exit-code
+    std::string key;                                    // -k
+    bool no_wait = false;                               // -n
+    std::optional<Millis> wait;                         // -w; none: forever
+    Millis ttl{30000};                                  // -t
+    bool renew = true;                                  // --no-renew turns it off
+    OnLost on_lost = OnLost::term;                      // --on-lost
+    Millis kill_after{10000};                           // --kill-after
+    int lost_exit_code = to_int(ExitStatus::lock_lost); // --lost-exit-code
     lock::TimestampUnit timestamp_unit = lock::TimestampUnit::milliseconds;
-    int conflict_exit_code = 75;              // -E
-    std::optional<std::string> shell_command; // -c
-    std::vector<std::string> command;         // after the options
-    std::optional<std::string> url;           // -u
+    int conflict_exit_code = to_int(ExitStatus::not_acquired); // -E
+    std::optional<std::string> shell_command;                  // -c
+    std::vector<std::string> command;                          // after the options
+    std::optional<std::string> url;                            // -u
     std::optional<std::string> password_file;
     Millis connect_timeout{5000};
     bool status = false;                     // --status

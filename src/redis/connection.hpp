@@ -53,9 +53,7 @@ public:
                                                    const CallOptions& options = {});
 
     void close();
-    bool connected() const { return stream_ != nullptr; }
     const Endpoint& endpoint() const { return settings_.endpoint; }
-    const ConnectionSettings& settings() const { return settings_; }
 
 private:
     Expected<bool, CallFailure> connect(const CallOptions& options);

@@ -34,6 +34,20 @@ test_renewal_keeps_the_lock_past_its_ttl() {
     expect_eq "$(rcli exists job)" 0 "the lock is free right after"
 }
 
+test_a_failed_renewal_is_retried_on_a_new_connection() {
+    start_bg holder -t 1s -k job -c "sleep 2.5; touch '$WORK/done'"
+    wait_for "the holder" lock_held job
+    sleep 0.4
+    rcli client kill type normal >/dev/null # every client's connection, the holder's included
+    exit_of "$holder" || fail "the holder failed: $(cat "$WORK/holder.err")"
+    test -e "$WORK/done" || fail "the command did not finish"
+    local messages
+    messages=$(cat "$WORK/holder.err")
+    expect_contains "$messages" "cannot renew job: Redis at 127.0.0.1:$REDIS_PORT closed the connection; retrying for up to" "the failure"
+    expect_contains "$messages" "renewed job again after" "the recovery"
+    expect_eq "$(rcli exists job)" 0 "released at the end"
+}
+
 test_a_deleted_lock_stops_the_command() {
     start_bg holder -t 1s -k job -c "$(recording_command holder)"
     wait_for "the holder" lock_held job
