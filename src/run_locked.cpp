@@ -56,10 +56,6 @@ lock::Identity make_identity() {
     return lock::Identity{lock::make_token(), host, std::to_string(::getpid())};
 }
 
-std::string holder_of(const lock::Busy& busy) {
-    return busy.holder ? lock::describe(*busy.holder) : "a client of the classic algorithm";
-}
-
 // The command to run, found before the lock is taken: a mistyped name must not cost a wait. Its
 // environment is completed once the fence is known.
 run::ChildSpec find_child(const Options& options) {
@@ -127,14 +123,10 @@ int run_locked(const Options& options, const redis::ConnectionSettings& settings
     }
     if (auto* gave_up = std::get_if<lock::GaveUp>(&outcome)) {
         const auto& busy = gave_up->last;
-        if (gave_up->waited.count() > 0 && options.wait) {
-            log.notice("{} is held by {} for another {}; gave up after waiting {}", options.key,
-                       holder_of(busy), format_duration(busy.remaining),
-                       format_duration(gave_up->waited));
-        } else {
-            log.notice("{} is held by {} for another {}", options.key, holder_of(busy),
-                       format_duration(busy.remaining));
-        }
+        const bool waited = gave_up->waited.count() > 0 && options.wait;
+        log.notice("{} is held by {} for another {}{}", options.key, lock::describe_holder(busy),
+                   format_duration(busy.remaining),
+                   waited ? "; gave up after waiting " + format_duration(gave_up->waited) : "");
         return options.conflict_exit_code;
     }
     if (auto* stopped = std::get_if<lock::Stopped>(&outcome)) {

@@ -140,6 +140,10 @@ std::string describe(const Holder& holder) {
                        holder.pid.empty() ? "?" : holder.pid);
 }
 
+std::string describe_holder(const Busy& busy) {
+    return busy.holder ? describe(*busy.holder) : "a client of the classic algorithm";
+}
+
 std::string describe(const Lost& lost) {
     switch (lost.reason) {
     case LossReason::gone:

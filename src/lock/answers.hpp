@@ -78,6 +78,8 @@ Expected<StatusSnapshot, std::string> decode_status(const redis::Reply& reply);
 
 // "web1 pid 4242"
 std::string describe(const Holder& holder);
+// Who holds a busy lock: "web1 pid 4242", or "a client of the classic algorithm".
+std::string describe_holder(const Busy& busy);
 // "the lock key was deleted", "another redlockrun took it over (web1 pid 4242)"...
 std::string describe(const Lost& lost);
 // "KEY holds a list, not a timestamp lock"

@@ -23,10 +23,8 @@ bool worth_retrying(const CallFailure& failure) {
 }
 
 std::string holder_text(const Busy& busy) {
-    if (!busy.holder) {
-        return "a client of the classic algorithm";
-    }
-    return fmt::format("{} (fence {})", describe(*busy.holder), busy.fence);
+    const std::string holder = describe_holder(busy);
+    return busy.holder ? fmt::format("{} (fence {})", holder, busy.fence) : holder;
 }
 
 } // namespace

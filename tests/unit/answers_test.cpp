@@ -52,6 +52,8 @@ TEST_CASE("answers: acquire granted, busy, foreign") {
     auto classic = decode_acquire(array({bulk("busy"), integer(5), bulk(""), bulk(""), bulk("")}));
     REQUIRE(classic);
     CHECK_FALSE(std::get<Busy>(*classic).holder.has_value());
+    CHECK(describe_holder(std::get<Busy>(*classic)) == "a client of the classic algorithm");
+    CHECK(describe_holder(std::get<Busy>(*busy)) == "web1 pid 4242");
 
     auto foreign = decode_acquire(array({bulk("foreign"), bulk("list")}));
     REQUIRE(foreign);
