@@ -31,3 +31,10 @@ set(doc ${root}/share/doc/${CPACK_PACKAGE_NAME})
 configure_file(${CPACK_DEBIAN_CHANGELOG_TEMPLATE} ${doc}/changelog.Debian @ONLY)
 file(CHMOD ${doc}/changelog.Debian PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
 execute_process(COMMAND ${GZIP} -9nf ${doc}/changelog.Debian COMMAND_ERROR_IS_FATAL ANY)
+
+# A static PIE is an ELF shared object without a NEEDED entry, which lintian takes for a shared
+# library that forgot its dependencies. It is the program, and needs none.
+if(CPACK_REDLOCKRUN_STATIC)
+  file(WRITE ${root}/share/lintian/overrides/${CPACK_PACKAGE_NAME}
+       "${CPACK_PACKAGE_NAME}: shared-library-lacks-prerequisites [usr/bin/${CPACK_PACKAGE_NAME}]\n")
+endif()

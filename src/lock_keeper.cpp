@@ -1,5 +1,7 @@
 #include "lock_keeper.hpp"
 
+#include "random_seed.hpp"
+
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -19,7 +21,7 @@ LockKeeper::LockKeeper(lock::LockClient& lock, const KeepPolicy& policy, SteadyT
     : lock_(lock), policy_(policy), log_(log),
       valid_until_(validity_deadline(valid_from, validity, policy.ttl)),
       next_renewal_(valid_from + std::min(policy.ttl, validity) / 3),
-      random_(std::random_device{}()) {}
+      random_(random_seed()) {}
 
 Deadline LockKeeper::next_due() const {
     if (lost_) {

@@ -25,10 +25,12 @@ std::string make_token() {
         }
         filled += static_cast<size_t>(n);
     }
+    static constexpr char hex_digits[] = "0123456789abcdef";
     std::string token;
     token.reserve(bytes.size() * 2);
     for (unsigned char byte : bytes) {
-        token += fmt::format("{:02x}", byte);
+        token += hex_digits[byte >> 4];
+        token += hex_digits[byte & 0xf];
     }
     return token;
 }

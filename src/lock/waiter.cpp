@@ -2,6 +2,7 @@
 
 #include "clock.hpp"
 #include "fatal.hpp"
+#include "random_seed.hpp"
 
 #include <algorithm>
 #include <random>
@@ -35,7 +36,7 @@ WaitOutcome acquire_lock(LockClient& lock, const WaitPolicy& policy, const StopR
     // Waiting forever is a deadline far beyond any run.
     const SteadyTime deadline = start + policy.limit.value_or(max_duration);
     const bool may_wait = policy.wait && (!policy.limit || policy.limit->count() > 0);
-    std::minstd_rand random(std::random_device{}());
+    std::minstd_rand random(random_seed());
     std::uniform_int_distribution<int> jitter_ms(0, 50);
     bool retried = false;
     bool announced = false;

@@ -71,10 +71,18 @@ grep -v 'running with root privileges is not recommended' "$work/lintian" | sed 
 # Unpacked into a temporary root, the binary runs and the other files are the source tree's.
 dpkg-deb -x "$deb" "$work/root"
 
-# Depends (from dpkg-shlibdeps) names the package of every shared library the binary needs, which
-# with the default static build is libc alone.
+# Depends names the package of every shared library the binary needs (dpkg-shlibdeps). The default
+# build is static and needs none, but the glibc linked in loads the system's NSS modules, which must
+# be of the same version: Depends then pins libc6 to it.
 depends=$(field Depends)
 [[ $depends == *libc6* ]] || fail "Depends lacks libc6: $depends"
+if ! objdump -p "$work/root/usr/bin/redlockrun" | grep -q NEEDED; then
+    glibc=$(getconf GNU_LIBC_VERSION | awk '{print $2}')
+    next="${glibc%%.*}.$((${glibc#*.} + 1))"
+    [ "$depends" = "libc6 (>= $glibc), libc6 (<< $next)" ] ||
+        fail "the static binary's Depends should pin libc6 to $glibc: $depends"
+    expect_entry -rw-r--r-- ./usr/share/lintian/overrides/redlockrun
+fi
 for library in $(objdump -p "$work/root/usr/bin/redlockrun" | awk '$1 == "NEEDED" {print $2}'); do
     path=$(ldconfig -p | awk -v name="$library" '$1 == name {print $NF; exit}')
     package=$(dpkg -S "$(readlink -f "$path")" 2>/dev/null | head -n 1 | cut -d: -f1)

@@ -20,11 +20,14 @@ if lock.state == 'timestamp' and lock.expiry > now_ms then
 end
 
 -- Missing or expired: take it, in this same script, so no other client can take it in between.
-if redis.call('EXISTS', fence_key) == 0 then
-  -- Seeded from the server clock in microseconds: fences keep growing even if the counter is lost.
-  redis.call('SET', fence_key, string.format('%d', tonumber(time[1]) * 1000000 + tonumber(time[2])))
+local fence = redis.call('INCR', fence_key)
+if fence == 1 then
+  -- A new counter starts from the server clock in microseconds: fences keep growing even if the
+  -- counter is lost.
+  fence = tonumber(time[1]) * 1000000 + tonumber(time[2])
+  redis.call('SET', fence_key, string.format('%d', fence))
 end
-local fence = string.format('%d', redis.call('INCR', fence_key))
+fence = string.format('%d', fence)
 local value, expiry = write_lock(ttl_ms, unit)
 redis.call('DEL', owner_key)
 redis.call('HSET', owner_key, 'token', token, 'value', value, 'fence', fence, 'host', ARGV[5],

@@ -1,0 +1,12 @@
+// Seeds for the jitter of retries: they only keep many clients from retrying in step.
+#pragma once
+
+#include <cstdint>
+
+namespace redlockrun {
+
+// A seed from getrandom(), or from the clock if the system has no randomness to spare. Unlike
+// std::random_device, it costs one system call: its set-up probes the CPU, which is slow in a VM.
+std::uint32_t random_seed();
+
+} // namespace redlockrun
