@@ -20,8 +20,7 @@ LockKeeper::LockKeeper(lock::LockClient& lock, const KeepPolicy& policy, SteadyT
                        Millis validity, const Logger& log)
     : lock_(lock), policy_(policy), log_(log),
       valid_until_(validity_deadline(valid_from, validity, policy.ttl)),
-      next_renewal_(valid_from + std::min(policy.ttl, validity) / 3),
-      random_(random_seed()) {}
+      next_renewal_(valid_from + std::min(policy.ttl, validity) / 3), random_(random_seed()) {}
 
 Deadline LockKeeper::next_due() const {
     if (lost_) {

@@ -7,7 +7,8 @@
   OPTIONS section and offered by the bash, zsh and fish completions;
 - the exit statuses of the man page's EXIT STATUS table, of --help and of src/exit_status.hpp are
   the same, and so are the option defaults that --help and the man page state;
-- the man page's version and the RPM spec's are the binary's.
+- the man page's version and the RPM spec's are the binary's;
+- the commands the man page tells ACL users to allow are those the Lua scripts call.
 
 Prints one line per problem, naming the file and what is missing, and exits 1 if there is any.
 """
@@ -170,6 +171,27 @@ def fish_options(text):
 # --------------------------------------------------------------------------------------------------
 
 
+# ACLs ---------------------------------------------------------------------------------------------
+
+
+def commands_in_scripts(directory):
+    """The Redis commands the lock's Lua scripts call."""
+    commands = set()
+    for script in sorted(directory.glob("*.lua")):
+        commands |= {name.upper() for name in
+                     re.findall(r"redis\.p?call\(\s*'([A-Za-z]+)'", script.read_text())}
+    return commands
+
+
+def commands_in_acl_paragraph(page):
+    """The commands the man page lists after "as well as those the lock's scripts run"."""
+    match = re.search(r"as well as those the lock's scripts run:\n(.*?)\n\.SH", page, re.S)
+    if not match:
+        return None
+    paragraph = plain_roff(match.group(1).split("\n.PP", 1)[0])
+    return set(re.findall(r"\b[A-Z]{3,}\b", paragraph))
+
+
 def main():
     binary, source = sys.argv[1], Path(sys.argv[2])
     run = subprocess.run([binary, "--help"], capture_output=True, text=True)
@@ -238,6 +260,19 @@ def main():
     latest = re.search(r"^%changelog\s*\n\*[^\n]*- (\S+)-\d+\s*$", spec, re.M)
     if spec_version and (not latest or latest.group(1) != spec_version.group(1)):
         problem(f"{spec_path.name}: the latest %changelog entry is not for {spec_version.group(1)}")
+
+    # The commands an ACL user needs for the scripts.
+    called = commands_in_scripts(source / "src/lock/scripts")
+    listed = commands_in_acl_paragraph(page)
+    if not called:
+        problem("src/lock/scripts: found no redis.call in the scripts")
+    if listed is None:
+        problem(f"{man_path.name}: no paragraph listing the commands the lock's scripts run")
+    else:
+        for command in sorted(called - listed):
+            problem(f"{man_path.name}: the scripts call {command}, which the ACL list lacks")
+        for command in sorted(listed - called):
+            problem(f"{man_path.name}: the ACL list names {command}, which no script calls")
 
     # Completions.
     completions = {
