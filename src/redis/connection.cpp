@@ -62,7 +62,12 @@ bool Connection::read_available(CallFailure& failure) {
         IoResult result = stream_->read(buffer, sizeof buffer);
         if (result.status == IoResult::Status::done) {
             decoder_->feed(std::string_view(buffer, result.bytes));
-            continue;
+            if (result.bytes == sizeof buffer) {
+                continue;
+            }
+            // A short read drained the socket: asking again would only return EAGAIN. Anything
+            // that arrives later makes the socket readable for the next wait.
+            break;
         }
         if (result.status == IoResult::Status::closed) {
             open = false;

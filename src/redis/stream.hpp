@@ -37,7 +37,10 @@ class Stream {
 public:
     virtual ~Stream() = default;
     virtual int fd() const = 0;
-    // Non-blocking: transfer what can be transferred now, or say what to wait for.
+    // Non-blocking: transfer what can be transferred now, or say what to wait for. A read that
+    // returns less than `size` promises that nothing more is buffered until fd() turns readable
+    // again (the caller then stops reading); a stream with a buffer of its own, such as TLS
+    // records already decrypted, must hand that over first.
     virtual IoResult read(char* buffer, size_t size) = 0;
     virtual IoResult write(const char* data, size_t size) = 0;
 };
