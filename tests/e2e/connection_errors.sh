@@ -26,6 +26,17 @@ test_nothing_listening_is_69() {
     expect_status 69
 }
 
+# The binary links glibc in: its resolver must still read /etc/hosts (the man page says which host
+# sources need nothing from the system).
+test_a_host_name_from_etc_hosts_resolves() {
+    grep -Eq '^[[:space:]]*(127\.0\.0\.1|::1)[[:space:]].*\blocalhost\b' /etc/hosts ||
+        fail "this machine's /etc/hosts has no localhost entry to test with"
+    run_rlr -u "redis://localhost:$REDIS_PORT" -k job -- sh -c 'echo "$REDLOCKRUN_FENCE"'
+    expect_status 0
+    expect_eq "$out" "$(rcli get '{job}:redlockrun:fence')" "the command ran under the lock's fence"
+    expect_eq "$(rcli exists job)" 0 "released"
+}
+
 test_a_server_that_does_not_answer_times_out_with_69() {
     kill -STOP "$REDIS_PID"
     run_rlr --connect-timeout 300ms -k job -- true
