@@ -5,8 +5,8 @@
 
 namespace redlockrun {
 
-// A seed from getrandom(), or from the clock if the system has no randomness to spare. Unlike
-// std::random_device, it costs one system call: its set-up probes the CPU, which is slow in a VM.
+// A seed from getrandom(), or from the clock if the system has no randomness to spare. One system
+// call, where std::random_device first probes the CPU with CPUID, which is slow in a VM.
 std::uint32_t random_seed();
 
 } // namespace redlockrun
