@@ -135,12 +135,11 @@ expect_excluding() {
 }
 
 # Every option of --help, and nothing else, when completing "-".
-mapfile -t help_options < <("$redlockrun" --help | sed -E 's/^ +//; s/ {2,}.*//' |
-    grep -oE '^--?[A-Za-z][-A-Za-z]*|, --?[A-Za-z][-A-Za-z]*' | sed 's/^, //')
-if [ "${#help_options[@]}" -lt 20 ]; then
-    echo "not ok [$mode]: found only ${#help_options[@]} options in --help: ${help_options[*]}"
+if ! listed=$(bash "$(dirname "$0")/help_options.sh" "$redlockrun"); then
+    echo "not ok [$mode]: could not list the options of --help"
     failures=$((failures + 1))
 fi
+mapfile -t help_options <<<"$listed"
 expect_exactly 'redlockrun -' "${help_options[@]}"
 expect_exactly 'redlockrun -k job -' "${help_options[@]}"
 expect_exactly 'redlockrun --ti' --timestamp-unit

@@ -60,12 +60,8 @@ expect_not() { # LINE CANDIDATE...: none of these is offered
 }
 
 # Every option of --help is offered after "-".
-mapfile -t help_options < <("$redlockrun" --help | sed -E 's/^ +//; s/ {2,}.*//' |
-    grep -oE '^--?[A-Za-z][-A-Za-z]*|, --?[A-Za-z][-A-Za-z]*' | sed 's/^, //')
-if [ "${#help_options[@]}" -lt 20 ]; then
-    echo "not ok: found only ${#help_options[@]} options in --help"
-    exit 1
-fi
+listed=$(bash "$(dirname "$0")/help_options.sh" "$redlockrun") || exit 1
+mapfile -t help_options <<<"$listed"
 expect 'redlockrun -' "${help_options[@]}"
 expect 'redlockrun --ti' --timestamp-unit
 
