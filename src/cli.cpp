@@ -3,10 +3,11 @@
 #include "fatal.hpp"
 #include "version.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
 #include <charconv>
+#include <optional>
+#include <string_view>
 
 namespace redlockrun {
 
@@ -71,9 +72,10 @@ Exit status: the command's own, or 128+N if signal N killed it;
 For more details see redlockrun(1).
 )";
 
-// Values are taken as text and converted here, so every message is ours and names the option.
+// Values are taken as text and converted after scanning, so every message is ours and names the
+// option.
 struct RawOptions {
-    std::string key;
+    std::optional<std::string> key;
     bool no_wait = false;
     std::optional<std::string> wait;
     std::optional<std::string> ttl;
@@ -94,31 +96,118 @@ struct RawOptions {
     bool version = false;
 };
 
-void define_options(CLI::App& app, RawOptions& raw) {
-    app.set_help_flag();
-    app.prefix_command();
-    auto value = [&](const char* names, std::optional<std::string>& target) {
-        app.add_option(names, target)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+// One row per spelling. An option sets either a flag or a value; a repeated value replaces the
+// earlier one.
+struct OptionSpec {
+    char short_name; // '\0': long form only
+    std::string_view long_name;
+    bool RawOptions::*flag;
+    std::optional<std::string> RawOptions::*value;
+};
+
+constexpr OptionSpec option_specs[] = {
+    {'k', "key", nullptr, &RawOptions::key},
+    {'n', "no-wait", &RawOptions::no_wait, nullptr},
+    {'\0', "nb", &RawOptions::no_wait, nullptr},
+    {'w', "wait", nullptr, &RawOptions::wait},
+    {'t', "ttl", nullptr, &RawOptions::ttl},
+    {'\0', "no-renew", &RawOptions::no_renew, nullptr},
+    {'\0', "timestamp-unit", nullptr, &RawOptions::timestamp_unit},
+    {'E', "conflict-exit-code", nullptr, &RawOptions::conflict_exit_code},
+    {'c', "command", nullptr, &RawOptions::shell_command},
+    {'\0', "on-lost", nullptr, &RawOptions::on_lost},
+    {'\0', "kill-after", nullptr, &RawOptions::kill_after},
+    {'\0', "lost-exit-code", nullptr, &RawOptions::lost_exit_code},
+    {'u', "url", nullptr, &RawOptions::url},
+    {'\0', "password-file", nullptr, &RawOptions::password_file},
+    {'\0', "connect-timeout", nullptr, &RawOptions::connect_timeout},
+    {'\0', "status", &RawOptions::status, nullptr},
+    {'q', "quiet", &RawOptions::quiet, nullptr},
+    {'v', "verbose", &RawOptions::verbose, nullptr},
+    {'h', "help", &RawOptions::help, nullptr},
+    {'V', "version", &RawOptions::version, nullptr},
+};
+
+const OptionSpec* find_long(std::string_view name) {
+    for (const auto& spec : option_specs) {
+        if (spec.long_name == name) {
+            return &spec;
+        }
+    }
+    return nullptr;
+}
+
+const OptionSpec* find_short(char name) {
+    for (const auto& spec : option_specs) {
+        if (spec.short_name == name) {
+            return &spec;
+        }
+    }
+    return nullptr;
+}
+
+// getopt_long(3) syntax with its "+" mode, as in flock(1): -nq groups flags, -kjob and -k job give
+// a value, --key=job and --key job too, and options end at "--" or at the first word that is not an
+// option ("-" alone is not one). Unlike getopt_long, a long name must be written in full, so that a
+// new option can never change what an existing abbreviation meant.
+//
+// Scanning stops at --help or --version, which win over whatever follows. Returns the index of the
+// command's first word (argc if there is none).
+int scan(int argc, const char* const* argv, RawOptions& raw) {
+    int index = 1;
+    auto take_value = [&](const OptionSpec& spec, std::optional<std::string_view> attached) {
+        if (attached) {
+            raw.*spec.value = std::string(*attached);
+        } else if (index < argc) {
+            raw.*spec.value = argv[index++];
+        } else {
+            throw UsageError(fmt::format("--{} needs a value", spec.long_name));
+        }
     };
-    app.add_option("-k,--key", raw.key)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-    app.add_flag("-n,--no-wait,--nb", raw.no_wait);
-    value("-w,--wait", raw.wait);
-    value("-t,--ttl", raw.ttl);
-    app.add_flag("--no-renew", raw.no_renew);
-    value("--on-lost", raw.on_lost);
-    value("--kill-after", raw.kill_after);
-    value("--lost-exit-code", raw.lost_exit_code);
-    value("--timestamp-unit", raw.timestamp_unit);
-    value("-E,--conflict-exit-code", raw.conflict_exit_code);
-    value("-c,--command", raw.shell_command);
-    value("-u,--url", raw.url);
-    value("--password-file", raw.password_file);
-    value("--connect-timeout", raw.connect_timeout);
-    app.add_flag("--status", raw.status);
-    app.add_flag("-q,--quiet", raw.quiet);
-    app.add_flag("-v,--verbose", raw.verbose);
-    app.add_flag("-h,--help", raw.help);
-    app.add_flag("-V,--version", raw.version);
+    while (index < argc && !raw.help && !raw.version) {
+        const std::string_view word = argv[index];
+        if (word == "--") {
+            return index + 1;
+        }
+        if (word.size() < 2 || word.front() != '-') {
+            return index;
+        }
+        ++index;
+        if (word[1] == '-') {
+            const auto equals = word.find('=');
+            const auto name =
+                word.substr(2, equals == std::string_view::npos ? word.npos : equals - 2);
+            const OptionSpec* spec = find_long(name);
+            if (spec == nullptr) {
+                throw UsageError(fmt::format("unknown option --{}", name));
+            }
+            if (spec->flag != nullptr) {
+                if (equals != std::string_view::npos) {
+                    throw UsageError(fmt::format("--{} takes no value", spec->long_name));
+                }
+                raw.*spec->flag = true;
+            } else {
+                take_value(*spec, equals == std::string_view::npos
+                                      ? std::nullopt
+                                      : std::optional(word.substr(equals + 1)));
+            }
+            continue;
+        }
+        for (size_t at = 1; at < word.size(); ++at) {
+            const OptionSpec* spec = find_short(word[at]);
+            if (spec == nullptr) {
+                throw UsageError(fmt::format("unknown option -{}", word[at]));
+            }
+            if (spec->flag != nullptr) {
+                raw.*spec->flag = true;
+                continue;
+            }
+            take_value(*spec,
+                       at + 1 < word.size() ? std::optional(word.substr(at + 1)) : std::nullopt);
+            break;
+        }
+    }
+    return index;
 }
 
 Millis duration_option(const char* name, const std::string& text) {
@@ -140,9 +229,9 @@ int exit_code_option(const char* name, const std::string& text) {
     return code;
 }
 
-Options convert(const RawOptions& raw, std::vector<std::string> rest) {
+Options convert(const RawOptions& raw, std::vector<std::string> command) {
     Options options;
-    options.key = raw.key;
+    options.key = raw.key.value_or("");
     options.no_wait = raw.no_wait;
     if (raw.wait) {
         options.wait = duration_option("--wait", *raw.wait);
@@ -192,42 +281,15 @@ Options convert(const RawOptions& raw, std::vector<std::string> rest) {
     options.verbosity =
         raw.quiet ? Verbosity::quiet : (raw.verbose ? Verbosity::verbose : Verbosity::normal);
 
-    // CLI11 leaves "--" and unknown options at the front of what it did not parse.
-    if (!rest.empty() && rest.front() == "--") {
-        rest.erase(rest.begin());
-    } else if (!rest.empty() && rest.front().size() > 1 && rest.front().front() == '-') {
-        throw UsageError(fmt::format("unknown option {}", rest.front()));
-    }
-    options.command = std::move(rest);
+    options.command = std::move(command);
     return options;
-}
-
-// CLI11's messages name its own types ("1 required TEXT missing"); say it in the user's terms.
-std::string usage_message(const CLI::ParseError& error) {
-    std::string text = error.what();
-    const auto colon = text.find(':');
-    const std::string option = colon == std::string::npos ? "" : text.substr(0, colon);
-    if (text.find("required") != std::string::npos && text.find("missing") != std::string::npos) {
-        return fmt::format("{} needs a value", option);
-    }
-    if (text.find("does not take any arguments") != std::string::npos ||
-        text.find("Unexpected argument") != std::string::npos) {
-        return fmt::format("{} takes no value", option.empty() ? text : option);
-    }
-    return text;
 }
 
 } // namespace
 
 CommandLine parse_command_line(int argc, const char* const* argv) {
-    CLI::App app{"redlockrun"};
     RawOptions raw;
-    define_options(app, raw);
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& error) {
-        throw UsageError(usage_message(error));
-    }
+    const int command_start = scan(argc, argv, raw);
     CommandLine line;
     if (raw.help) {
         line.action = CommandLine::Action::help;
@@ -237,7 +299,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
         line.action = CommandLine::Action::version;
         return line;
     }
-    line.options = convert(raw, app.remaining());
+    line.options = convert(raw, std::vector<std::string>(argv + command_start, argv + argc));
     validate(line.options);
     return line;
 }
@@ -251,17 +313,12 @@ std::string version_text() {
 }
 
 std::vector<std::string> accepted_option_names() {
-    CLI::App app{"redlockrun"};
-    RawOptions raw;
-    define_options(app, raw);
     std::vector<std::string> names;
-    for (const CLI::Option* option : app.get_options()) {
-        for (const auto& name : option->get_snames()) {
-            names.push_back("-" + name);
+    for (const auto& spec : option_specs) {
+        if (spec.short_name != '\0') {
+            names.push_back(std::string{'-', spec.short_name});
         }
-        for (const auto& name : option->get_lnames()) {
-            names.push_back("--" + name);
-        }
+        names.push_back(fmt::format("--{}", spec.long_name));
     }
     return names;
 }

@@ -4,22 +4,49 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace redlockrun::redis {
 
 namespace {
 
+// Anything larger is a mistake (or a device such as /dev/zero, which would never end).
+constexpr size_t max_password_file_size = 64 * 1024;
+
 Expected<std::string, std::string> read_password_file(const std::string& path) {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) {
+    const auto cannot_read = [&path] {
         return unexpected(
             fmt::format("--password-file: cannot read {}: {}", path, std::strerror(errno)));
+    };
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return cannot_read();
     }
-    std::ostringstream content;
-    content << file.rdbuf();
-    std::string password = content.str();
+    std::string password;
+    char buffer[512];
+    for (;;) {
+        const ssize_t got = ::read(fd, buffer, sizeof buffer);
+        if (got == 0) {
+            break;
+        }
+        if (got < 0 && errno == EINTR) {
+            continue;
+        }
+        if (got < 0) {
+            auto error = cannot_read();
+            ::close(fd);
+            return error;
+        }
+        password.append(buffer, static_cast<size_t>(got));
+        if (password.size() > max_password_file_size) {
+            ::close(fd);
+            return unexpected(
+                fmt::format("--password-file: {} is larger than {} bytes: not a password file",
+                            path, max_password_file_size));
+        }
+    }
+    ::close(fd);
     // A file written by `echo` ends in a newline that is not part of the password.
     if (!password.empty() && password.back() == '\n') {
         password.pop_back();

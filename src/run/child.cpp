@@ -4,7 +4,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fcntl.h>
 #include <memory>
 #include <sched.h>
 #include <sys/wait.h>
@@ -36,16 +35,19 @@ struct ChildSetup {
     char* const* argv;
     char* const* shell_argv; // for a script without a #! line
     char* const* envp;
-    int error_fd;
     pid_t parent;
+    // Set by the child if exec fails. CLONE_VM shares it, and CLONE_VFORK makes redlockrun wait
+    // until the child has exec'd or exited, so it is read only once the child is done with it.
+    int exec_error;
     const SignalPipe* signals;
     const Terminal* terminal;
 };
 
 // Runs in the child between clone and exec, in redlockrun's memory (CLONE_VM) while redlockrun
-// waits: async-signal-safe calls only, no allocation, nothing written but the kernel's state.
-[[noreturn]] REDLOCKRUN_CHILD_CODE void exec_child(const ChildSetup& setup) {
-    const auto& [path, argv, shell_argv, envp, error_fd, parent, signals, terminal] = setup;
+// waits: async-signal-safe calls only, no allocation, nothing written but the kernel's state and
+// setup.exec_error.
+[[noreturn]] REDLOCKRUN_CHILD_CODE void exec_child(ChildSetup& setup) {
+    auto& [path, argv, shell_argv, envp, parent, exec_error, signals, terminal] = setup;
     ::setpgid(0, 0);
     if (terminal->active()) {
         // Every signal is still blocked here, so this does not raise SIGTTOU.
@@ -67,13 +69,12 @@ struct ChildSetup {
         // A script without a #! line: run it with the shell, as execvp(3) does.
         ::execve("/bin/sh", shell_argv, envp);
     }
-    int error = errno;
-    [[maybe_unused]] ssize_t ignored = ::write(error_fd, &error, sizeof error);
-    ::_exit(error == ENOENT || error == ENOTDIR ? 127 : 126);
+    exec_error = errno;
+    ::_exit(exec_error == ENOENT || exec_error == ENOTDIR ? 127 : 126);
 }
 
 REDLOCKRUN_CHILD_CODE int child_entry(void* setup) {
-    exec_child(*static_cast<const ChildSetup*>(setup));
+    exec_child(*static_cast<ChildSetup*>(setup));
 }
 
 // The child's own stack: with CLONE_VM it must not run on redlockrun's.
@@ -94,14 +95,8 @@ Expected<pid_t, NotRunnable> spawn_child(const ChildSpec& spec, const SignalPipe
     shell_args.insert(shell_args.end(), spec.argv.begin() + 1, spec.argv.end());
     std::vector<char*> shell_argv = pointers(shell_args);
 
-    int error_pipe[2];
-    if (::pipe2(error_pipe, O_CLOEXEC) != 0) {
-        return unexpected(os_failure("cannot create a pipe"));
-    }
-    UniqueFd error_read(error_pipe[0]);
-    UniqueFd error_write(error_pipe[1]);
     ChildSetup setup{spec.path.c_str(), argv.data(), shell_argv.data(), envp.data(),
-                     error_write.get(), ::getpid(),  &signals,          &terminal};
+                     ::getpid(),        0,           &signals,          &terminal};
     // Not zeroed: the child touches only the few pages it uses, and zeroing all of them would
     // cost a page fault each on the way to every command.
     auto stack = std::make_unique_for_overwrite<char[]>(child_stack_size);
@@ -120,15 +115,9 @@ Expected<pid_t, NotRunnable> spawn_child(const ChildSpec& spec, const SignalPipe
     // miss the child. EACCES once the child has exec'd is fine.
     ::setpgid(pid, pid);
     terminal.give_to(pid);
-    error_write.reset();
-
-    int exec_error = 0;
-    ssize_t n;
-    do {
-        n = ::read(error_read.get(), &exec_error, sizeof exec_error);
-    } while (n < 0 && errno == EINTR);
-    if (n != sizeof exec_error) {
-        return pid; // the pipe closed on exec: the command runs
+    const int exec_error = setup.exec_error;
+    if (exec_error == 0) {
+        return pid; // exec'd: the command runs
     }
     int status;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {

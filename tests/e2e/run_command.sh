@@ -46,6 +46,9 @@ test_a_command_that_fails_to_exec_releases_the_lock() {
     chmod 755 "$WORK/bad-interpreter"
     run_rlr -k job -- "$WORK/bad-interpreter"
     expect_status 127
+    # execve's own error, reported by the child before it exits.
+    expect_eq "$err" "redlockrun: cannot run $WORK/bad-interpreter: No such file or directory" \
+        "message"
     printf '#!/bin/sh\necho hi\n' >"$WORK/plain.sh"
     chmod 644 "$WORK/plain.sh"
     run_rlr -k job -- "$WORK/plain.sh"
@@ -53,6 +56,7 @@ test_a_command_that_fails_to_exec_releases_the_lock() {
     expect_contains "$err" "Permission denied" "message"
     run_rlr -k job -- "$WORK"
     expect_status 126
+    expect_eq "$err" "redlockrun: cannot run $WORK: Permission denied" "message"
     expect_eq "$(rcli exists '{job}:redlockrun:fence')" 1 "the lock was taken"
     expect_eq "$(rcli exists job)" 0 "and released"
 }

@@ -48,6 +48,20 @@ TEST_CASE("cli: the command starts at the first word that is not an option") {
     CHECK(bundled.options.key == "job");
 }
 
+TEST_CASE("cli: values attached or in the next word, as getopt_long(3) takes them") {
+    CHECK(parse({"-kjob", "true"}).options.key == "job");
+    CHECK(parse({"--key", "job", "true"}).options.key == "job");
+    CHECK(parse({"--key=a=b", "true"}).options.key == "a=b");
+    CHECK(parse({"-vt5s", "-k", "j", "true"}).options.ttl == Millis{5000});
+    CHECK(parse({"-qw5s", "-k", "j", "true"}).options.wait == Millis{5000});
+    // The word after an option that takes a value is that value, even if it looks like an option.
+    CHECK(parse({"-k", "-n", "true"}).options.key == "-n");
+    CHECK_FALSE(parse({"-k", "-n", "true"}).options.no_wait);
+    CHECK(parse({"-c", "--status", "-k", "j"}).options.shell_command == "--status");
+    // "-" alone is a word, not an option: it starts the command.
+    CHECK(parse({"-k", "j", "-", "x"}).options.command == std::vector<std::string>{"-", "x"});
+}
+
 TEST_CASE("cli: every option") {
     auto line = parse({"-k", "job", "-w", "1.5s", "-t", "2m", "--timestamp-unit", "s", "-E", "0",
                        "-u", "redis://h:1/2", "--password-file", "/p", "--connect-timeout", "250ms",
@@ -86,6 +100,9 @@ TEST_CASE("cli: defaults") {
 TEST_CASE("cli: help and version win over everything else") {
     CHECK(parse({"--help"}).action == CommandLine::Action::help);
     CHECK(parse({"-h", "-k", "job"}).action == CommandLine::Action::help);
+    CHECK(parse({"-h", "--bogus"}).action == CommandLine::Action::help);
+    CHECK(parse({"-k", "j", "-w", "soon", "--help"}).action == CommandLine::Action::help);
+    CHECK(parse({"-V", "-h"}).action == CommandLine::Action::version);
     CHECK(parse({"-V"}).action == CommandLine::Action::version);
     CHECK(version_text().rfind("redlockrun ", 0) == 0);
     // After the command starts, --help belongs to the command.
@@ -99,6 +116,15 @@ TEST_CASE("cli: usage errors say what is wrong") {
     CHECK(usage_error({"-k"}) == "--key needs a value");
     CHECK(usage_error({"-k", "job", "--bogus", "true"}) == "unknown option --bogus");
     CHECK(usage_error({"--bogus"}) == "unknown option --bogus");
+    CHECK(usage_error({"--bogus=1", "-k", "j", "true"}) == "unknown option --bogus");
+    CHECK(usage_error({"-k", "j", "-x", "true"}) == "unknown option -x");
+    CHECK(usage_error({"-nqx", "-k", "j", "true"}) == "unknown option -x");
+    // Long names are never abbreviated: a later option must not change what a script meant.
+    CHECK(usage_error({"--verb", "-k", "j", "true"}) == "unknown option --verb");
+    CHECK(usage_error({"--quiet=yes", "-k", "j", "true"}) == "--quiet takes no value");
+    CHECK(usage_error({"-k", "j", "--wait"}) == "--wait needs a value");
+    CHECK(usage_error({"-k", "j", "-w"}) == "--wait needs a value");
+    CHECK(usage_error({"--bogus", "-h"}) == "unknown option --bogus");
     CHECK(usage_error({"-k", "j", "-w", "soon", "true"}).find("--wait: 'soon' is not a duration") ==
           0);
     CHECK(usage_error({"-k", "j", "-t", "-1", "true"}).find("--ttl") == 0);

@@ -105,6 +105,23 @@ TEST_CASE("settings: password files") {
     REQUIRE_FALSE(missing);
     CHECK(missing.error().find("cannot read /nonexistent/redlockrun-password") !=
           std::string::npos);
+
+    request.password_file = "/";
+    auto directory = resolve_settings(request, env.function());
+    REQUIRE_FALSE(directory);
+    CHECK(directory.error() == "--password-file: cannot read /: Is a directory");
+
+    // A device that never ends is refused, not read forever.
+    request.password_file = "/dev/zero";
+    auto endless = resolve_settings(request, env.function());
+    REQUIRE_FALSE(endless);
+    CHECK(endless.error().find("is larger than 65536 bytes") != std::string::npos);
+
+    // A long password survives reads in several pieces.
+    const std::string long_password(5000, 'p');
+    TempFile long_file(long_password + "\n");
+    request.password_file = long_file.path;
+    CHECK(resolve_settings(request, env.function())->endpoint.password == long_password);
 }
 
 TEST_CASE("settings: a user needs a password; TLS is refused for now") {
