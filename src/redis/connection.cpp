@@ -154,16 +154,15 @@ Expected<std::vector<Reply>, CallFailure> Connection::call(const std::vector<Com
                 break;
             }
         }
-        CallFailure failure;
-        if (!read_available(failure)) {
-            return unexpected(std::move(failure));
-        }
-        if (received_.size() >= expected) {
-            break;
-        }
+        // No reply can be there before the server has read the request: wait, then read, rather
+        // than read first and find nothing.
         const short events = static_cast<short>(POLLIN | (written < out.size() ? POLLOUT : 0));
+        CallFailure failure;
         switch (wait_ready(stream_->fd(), events, deadline, wakeup_ ? &guarded : nullptr)) {
         case Readiness::ready:
+            if (!read_available(failure)) {
+                return unexpected(std::move(failure));
+            }
             continue;
         case Readiness::timed_out:
             return unexpected(
