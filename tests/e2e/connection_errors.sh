@@ -6,6 +6,7 @@
 start_redis SECURE --requirepass 'correct horse battery'
 start_redis ACL
 redis-cli -p "$ACL_PORT" acl setuser locker on '>lockerpass' '~*' '+@all' >/dev/null
+redis-cli -p "$ACL_PORT" acl setuser nogetter on '>getterpass' '~*' '+@all' '-get' >/dev/null
 redis-cli -p "$ACL_PORT" acl setuser default off >/dev/null
 secure_cli() { redis-cli -p "$SECURE_PORT" --no-auth-warning -a 'correct horse battery' "$@"; }
 
@@ -96,6 +97,21 @@ test_acl_users() {
     run_rlr -u "redis://locker@127.0.0.1:$ACL_PORT" -k job -- true
     expect_status 64
     expect_contains "$err" "user locker has no password" "message"
+}
+
+test_a_user_denied_a_command_the_scripts_run_gets_redis_error() {
+    # The scripts read the lock with a GET that tolerates a key of another type; any other error,
+    # such as an ACL denial, must not pass for "another type" or for a free lock.
+    printf 'getterpass\n' >"$WORK/password"
+    redis-cli -p "$ACL_PORT" --user locker --pass lockerpass --no-auth-warning \
+        set job "$(($(date +%s) - 60))" >/dev/null
+    run_rlr -u "redis://nogetter@127.0.0.1:$ACL_PORT" --password-file "$WORK/password" -k job -- \
+        touch "$WORK/ran"
+    expect_status 69
+    expect_contains "$err" "can't run this command" "message"
+    [ -e "$WORK/ran" ] && fail "the command ran"
+    expect_eq "$(redis-cli -p "$ACL_PORT" --user locker --pass lockerpass --no-auth-warning \
+        exists '{job}:redlockrun:owner')" 0 "the expired lock was not taken"
 }
 
 test_a_refused_login_leaves_no_lock_behind() {

@@ -27,6 +27,21 @@ test_no_wait_on_a_held_lock_is_75_at_once() {
     exit_of "$holder" || fail "the holder failed"
 }
 
+test_a_release_leaves_exactly_one_wake_up_token() {
+    # Whatever the wake-up list held (here: tokens no waiter took), a release leaves one token, for
+    # the longest-waiting waiter, and a limit on its life.
+    run_rlr -k job -c "redis-cli -p $REDIS_PORT rpush '{job}:redlockrun:wake' 1 1 1 >/dev/null"
+    expect_status 0
+    expect_eq "$(rcli llen '{job}:redlockrun:wake')" 1 "tokens after the release"
+    local ttl
+    ttl=$(rcli pttl '{job}:redlockrun:wake')
+    expect_ge "$ttl" 1 "the token expires"
+    expect_lt "$ttl" 10001 "within 10 s"
+    # The next acquisition clears it: a stale token must not wake anyone for nothing.
+    run_rlr -k job -c "redis-cli -p $REDIS_PORT llen '{job}:redlockrun:wake'"
+    expect_eq "$out" 0 "tokens while the next holder runs"
+}
+
 test_wait_limit_gives_up_with_75() {
     hold job
     run_rlr -w 0.5 -k job -- touch "$WORK/ran"

@@ -29,10 +29,10 @@ if fence == 1 then
 end
 fence = string.format('%d', fence)
 local value, expiry = write_lock(ttl_ms, unit)
-redis.call('DEL', owner_key)
+-- The owner record starts afresh, and a token left by an earlier release must not wake the next
+-- waiter for nothing.
+redis.call('DEL', owner_key, wake_key)
 redis.call('HSET', owner_key, 'token', token, 'value', value, 'fence', fence, 'host', ARGV[5],
            'pid', ARGV[6], 'acquired_ms', string.format('%d', now_ms))
 redis.call('PEXPIREAT', owner_key, expiry)
--- A token left by an earlier release must not wake the next waiter for nothing.
-redis.call('DEL', wake_key)
 return {'granted', value, fence, expiry - now_ms}

@@ -34,16 +34,18 @@ local function expiry_ms(value)
 end
 
 -- Reads the lock key: 'missing', 'foreign' (with the key's type) or 'timestamp' (with value and
--- expiry).
+-- expiry). One GET does for the usual cases; only a key of another type costs a TYPE as well.
 local function read_lock()
-  local kind = redis.call('TYPE', lock_key)['ok']
-  if kind == 'none' then
+  local value = redis.pcall('GET', lock_key)
+  if type(value) == 'table' then
+    if not string.find(value['err'] or '', 'WRONGTYPE', 1, true) then
+      redis.call('GET', lock_key) -- any other error: raised as it would be without pcall
+    end
+    return {state = 'foreign', kind = redis.call('TYPE', lock_key)['ok']}
+  end
+  if not value then
     return {state = 'missing'}
   end
-  if kind ~= 'string' then
-    return {state = 'foreign', kind = kind}
-  end
-  local value = redis.call('GET', lock_key)
   local expiry = expiry_ms(value)
   if not expiry then
     return {state = 'foreign', kind = 'string'}
@@ -69,8 +71,8 @@ end
 
 -- Leaves one wake-up token for the longest-waiting BLPOP; never more than one.
 local function push_wake()
-  if redis.call('LLEN', wake_key) == 0 then
-    redis.call('RPUSH', wake_key, '1')
+  if redis.call('RPUSH', wake_key, '1') > 1 then
+    redis.call('LTRIM', wake_key, 0, 0)
   end
   redis.call('PEXPIRE', wake_key, wake_ttl_ms)
 end
