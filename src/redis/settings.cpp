@@ -1,5 +1,7 @@
 #include "redis/settings.hpp"
 
+#include "unique_fd.hpp"
+
 #include <fmt/core.h>
 
 #include <cerrno>
@@ -19,14 +21,14 @@ Expected<std::string, std::string> read_password_file(const std::string& path) {
         return unexpected(
             fmt::format("--password-file: cannot read {}: {}", path, std::strerror(errno)));
     };
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
+    const UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (file.get() < 0) {
         return cannot_read();
     }
     std::string password;
     char buffer[512];
     for (;;) {
-        const ssize_t got = ::read(fd, buffer, sizeof buffer);
+        const ssize_t got = ::read(file.get(), buffer, sizeof buffer);
         if (got == 0) {
             break;
         }
@@ -34,19 +36,15 @@ Expected<std::string, std::string> read_password_file(const std::string& path) {
             continue;
         }
         if (got < 0) {
-            auto error = cannot_read();
-            ::close(fd);
-            return error;
+            return cannot_read();
         }
         password.append(buffer, static_cast<size_t>(got));
         if (password.size() > max_password_file_size) {
-            ::close(fd);
             return unexpected(
                 fmt::format("--password-file: {} is larger than {} bytes: not a password file",
                             path, max_password_file_size));
         }
     }
-    ::close(fd);
     // A file written by `echo` ends in a newline that is not part of the password.
     if (!password.empty() && password.back() == '\n') {
         password.pop_back();
