@@ -3,6 +3,8 @@ tool that ran, and redlockrun never let two holders overlap nor failed a run. Ne
 threshold: the machines are shared and noisy, so speed is reported, not asserted."""
 import math
 
+from .floor import NAME as FLOOR
+
 REDLOCKRUN = "redlockrun"
 
 
@@ -16,7 +18,9 @@ def _numbers(results: dict, tools: list) -> list:
     wanted = []
     if "uncontended" in results:
         rows = results["uncontended"]["rows"]
-        wanted += [("figure 1", rows.get(n, {}).get("median_ms"), n) for n in names + ["plain true"]]
+        extra = [FLOOR] if FLOOR in rows else []
+        wanted += [("figure 1", rows.get(n, {}).get("median_ms"), n)
+                   for n in names + extra + ["plain true"]]
     if "round_trips" in results:
         rows = results["round_trips"]["rows"]
         for tool in tools:
@@ -80,4 +84,9 @@ def problems(results: dict, tools: list) -> list:
             found.append(f"redlockrun let two holders overlap ({overlaps} times)")
         if failures:
             found.append(f"redlockrun runs failed ({failures}); see the error log")
+    # A failed run is quick: figure 1's medians would flatter whichever of these failed.
+    for name in (REDLOCKRUN, FLOOR):
+        failures = results.get("uncontended", {}).get("rows", {}).get(name, {}).get("failures", 0)
+        if failures:
+            found.append(f"figure 1: {name} failed {failures} runs; see the error log")
     return found

@@ -50,6 +50,7 @@ class Bench:
     helper: Path  # the critical-section binary
     launcher: object  # spawn.Launcher with the direct servers' environment
     log: callable = print
+    floor: list = field(default_factory=list)  # floor.prepare()'s command line, if it built
     _keys: itertools.count = field(default_factory=itertools.count)
 
     def key(self, what: str) -> str:

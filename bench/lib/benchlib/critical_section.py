@@ -6,15 +6,20 @@ from pathlib import Path
 HELPER_SOURCE = Path(__file__).resolve().parent.parent.parent / "helpers" / "critical_section.cpp"
 
 
-def build_helper(workdir: Path) -> Path:
-    """Compiles the helper, static if the toolchain can (less start-up to charge to each tool)."""
-    binary = workdir / "critical-section"
-    for flags in (["-static"], []):
-        result = subprocess.run(["c++", "-O2", *flags, "-o", str(binary), str(HELPER_SOURCE)],
+def build_static(source: Path, binary: Path, compiler: str, static_flags: list) -> Path:
+    """Compiles a helper with the first of static_flags the toolchain accepts, or else dynamic."""
+    for flags in [[flag] for flag in static_flags] + [[]]:
+        result = subprocess.run([compiler, "-O2", *flags, "-o", str(binary), str(source)],
                                 capture_output=True, text=True)
         if result.returncode == 0:
             return binary
-    raise RuntimeError(f"cannot compile {HELPER_SOURCE}: {result.stderr}")
+    raise RuntimeError(f"cannot compile {source}: {result.stderr}")
+
+
+def build_helper(workdir: Path) -> Path:
+    """Compiles the critical section, static if the toolchain can (less start-up to charge to each
+    tool)."""
+    return build_static(HELPER_SOURCE, workdir / "critical-section", "c++", ["-static"])
 
 
 class CriticalSectionLog:

@@ -1,5 +1,6 @@
 """The markdown report: the machine, the targets, then one section per figure. Ratios to flock(1)
 come first (they travel between machines); absolute times are there to read them by."""
+from .floor import NAME as FLOOR
 from .targets import judge
 
 FLOCK = "flock(1)"
@@ -49,9 +50,15 @@ def _uncontended(figure: dict) -> list:
     table = [(name, _x(row["vs_flock"]), _ms(row["median_ms"]),
               _x(row["median_ms"] / true_ms if true_ms else None), row["runs"],
               row["failures"] or "") for name, row in rows.items()]
-    return ["## 1. Uncontended overhead", "",
-            "Wall time of `tool KEY true` (median of interleaved runs), and of plain `true`.", "",
-            *_table(["tool", "× flock(1)", "median", "× plain true", "runs", "failed"], table)]
+    lines = ["## 1. Uncontended overhead", "",
+             "Wall time of `tool KEY true` (median of interleaved runs), and of plain `true`.", ""]
+    if FLOOR in rows:
+        lines += [f"The {FLOOR} is not a tool but a yardstick: a minimal C client "
+                  "(`bench/helpers/protocol_floor.c`) that sends redlockrun's two requests, with "
+                  "the same scripts, and does nothing else. What redlockrun costs beyond it is "
+                  "redlockrun's own work; what it costs beyond flock(1) is the protocol's: TCP, two "
+                  "round trips, two Lua scripts.", ""]
+    return lines + _table(["tool", "× flock(1)", "median", "× plain true", "runs", "failed"], table)
 
 
 def _round_trips(figure: dict) -> list:

@@ -3,6 +3,7 @@
 The tools run interleaved, round after round, in a rotating order, so that a slow spell of a shared
 machine falls on all of them alike; the medians and their ratios come from the same rounds.
 """
+from ..floor import NAME as FLOOR
 from ..stats import median, ratio
 
 PLAIN_TRUE = "plain true"
@@ -12,6 +13,8 @@ def run(bench) -> dict:
     tools = bench.available()
     key = {tool.name: bench.key("uncontended") for tool in tools}
     commands = {tool.name: tool.argv(key[tool.name], ["true"]) for tool in tools}
+    if bench.floor:
+        commands[FLOOR] = [*bench.floor, bench.key("uncontended"), "true"]
     commands[PLAIN_TRUE] = ["true"]
     names = list(commands)
 
