@@ -1,19 +1,10 @@
 """The critical section every tool runs under contention (bench/helpers/critical_section.cpp), and
 what its log tells: who held the lock when, the handoff gaps, and whether two holders overlapped."""
-import subprocess
 from pathlib import Path
 
+from .build import build_static
+
 HELPER_SOURCE = Path(__file__).resolve().parent.parent.parent / "helpers" / "critical_section.cpp"
-
-
-def build_static(source: Path, binary: Path, compiler: str, static_flags: list) -> Path:
-    """Compiles a helper with the first of static_flags the toolchain accepts, or else dynamic."""
-    for flags in [[flag] for flag in static_flags] + [[]]:
-        result = subprocess.run([compiler, "-O2", *flags, "-o", str(binary), str(source)],
-                                capture_output=True, text=True)
-        if result.returncode == 0:
-            return binary
-    raise RuntimeError(f"cannot compile {source}: {result.stderr}")
 
 
 def build_helper(workdir: Path) -> Path:

@@ -4,7 +4,7 @@ redlockrun's own work; what it costs beyond flock(1) is the protocol's."""
 import hashlib
 from pathlib import Path
 
-from .critical_section import build_static
+from .build import build_static
 
 BENCH = Path(__file__).resolve().parent.parent.parent
 SOURCE = BENCH / "helpers" / "protocol_floor.c"
