@@ -193,7 +193,7 @@ int scan(int argc, const char* const* argv, RawOptions& raw) {
             }
             continue;
         }
-        for (size_t at = 1; at < word.size(); ++at) {
+        for (size_t at = 1; at < word.size() && !raw.help && !raw.version; ++at) {
             const OptionSpec* spec = find_short(word[at]);
             if (spec == nullptr) {
                 throw UsageError(fmt::format("unknown option -{}", word[at]));

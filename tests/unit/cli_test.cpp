@@ -101,6 +101,8 @@ TEST_CASE("cli: help and version win over everything else") {
     CHECK(parse({"--help"}).action == CommandLine::Action::help);
     CHECK(parse({"-h", "-k", "job"}).action == CommandLine::Action::help);
     CHECK(parse({"-h", "--bogus"}).action == CommandLine::Action::help);
+    CHECK(parse({"-hx"}).action == CommandLine::Action::help);
+    CHECK(parse({"-qVk"}).action == CommandLine::Action::version);
     CHECK(parse({"-k", "j", "-w", "soon", "--help"}).action == CommandLine::Action::help);
     CHECK(parse({"-V", "-h"}).action == CommandLine::Action::version);
     CHECK(parse({"-V"}).action == CommandLine::Action::version);
