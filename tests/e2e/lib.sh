@@ -61,7 +61,11 @@ start_redis() {
             if ! alive "$pid"; then
                 break # did not start: the port was taken, probably
             fi
-            if redis-cli -p "$port" ping 2>/dev/null | grep -q -e PONG -e NOAUTH; then
+            # Asked through the unix socket, which only this server can have made: on a port that
+            # another test's server already holds, that server would answer a TCP ping while this
+            # one is still on its way to failing to bind. Redis binds the TCP port before it creates
+            # the socket, so an answer here also means the port is this server's.
+            if redis-cli -s "$sock" ping 2>/dev/null | grep -q -e PONG -e NOAUTH; then
                 SERVER_PIDS+=("$pid")
                 printf -v "${prefix}_PORT" '%s' "$port"
                 printf -v "${prefix}_SOCK" '%s' "$sock"

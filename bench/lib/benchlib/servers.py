@@ -56,17 +56,19 @@ class RedisServer:
                  "--appendonly", "no", "--dir", str(self.workdir), "--logfile", str(log)],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             self.port = port
-            if wait_until(lambda: process.poll() is not None or self._answers(), 10):
+            if wait_until(lambda: process.poll() is not None or self._answers(process), 10):
                 if process.poll() is None:
                     self.process = process
                     return self
             stop_process(process)
         raise RuntimeError("could not start redis-server on a free loopback port")
 
-    def _answers(self) -> bool:
+    def _answers(self, process: subprocess.Popen) -> bool:
+        """Whether this server answers. The process id tells it from a server that another test
+        started on the same port, which answers while this one is still failing to bind."""
         try:
-            return self.command("PING") == "PONG"
-        except (OSError, RuntimeError):
+            return self.info_field("server", "process_id") == str(process.pid)
+        except (OSError, RuntimeError, subprocess.TimeoutExpired):
             return False
 
     @property
