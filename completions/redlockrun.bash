@@ -7,7 +7,8 @@
 # Every option, as `redlockrun --help` lists them.
 _redlockrun_options='-k --key -n --no-wait --nb -w --wait -t --ttl --no-renew
     --timestamp-unit -E --conflict-exit-code -c --command --on-lost --kill-after
-    --lost-exit-code -u --url --password-file --connect-timeout --status
+    --lost-exit-code -u --url --password-file --tls-ca-file --tls-cert --tls-key
+    --tls-server-name --connect-timeout --status
     -q --quiet -v --verbose -h --help -V --version'
 
 # Succeeds if the option (a long name, or a single short one) takes a value.
@@ -16,7 +17,8 @@ _redlockrun_takes_value()
     case $1 in
         -[kwtEcu] | --key | --wait | --ttl | --timestamp-unit | --conflict-exit-code | \
             --command | --on-lost | --kill-after | --lost-exit-code | --url | \
-            --password-file | --connect-timeout)
+            --password-file | --tls-ca-file | --tls-cert | --tls-key | \
+            --tls-server-name | --connect-timeout)
             return 0
             ;;
     esac
@@ -78,7 +80,7 @@ _redlockrun_value()
         --on-lost)
             mapfile -t COMPREPLY < <(compgen -W 'term ignore' -- "$value")
             ;;
-        --password-file)
+        --password-file | --tls-ca-file | --tls-cert | --tls-key)
             if declare -F _filedir >/dev/null; then
                 local cur=$value
                 _filedir
@@ -96,7 +98,7 @@ _redlockrun_value()
         -u | --url)
             if [[ $value != *:* ]]; then
                 compopt -o nospace 2>/dev/null
-                mapfile -t COMPREPLY < <(compgen -W 'redis:// unix:///' -- "$value")
+                mapfile -t COMPREPLY < <(compgen -W 'redis:// rediss:// unix:///' -- "$value")
             fi
             ;;
         -c | --command)
@@ -104,7 +106,7 @@ _redlockrun_value()
                 mapfile -t COMPREPLY < <(compgen -c -- "$value")
             ;;
         *)
-            # A key or an exit status: nothing to offer.
+            # A key, an exit status or a server name: nothing to offer.
             COMPREPLY=()
             ;;
     esac

@@ -4,7 +4,8 @@
 # Options that take a value, as `commandline` splits them into tokens.
 set -g __redlockrun_value_options -k --key -w --wait -t --ttl --timestamp-unit \
     -E --conflict-exit-code -c --command --on-lost --kill-after --lost-exit-code \
-    -u --url --password-file --connect-timeout
+    -u --url --password-file --tls-ca-file --tls-cert --tls-key --tls-server-name \
+    --connect-timeout
 
 # Prints the position, among the tokens before the cursor, of the command that
 # redlockrun will run (options end at the first word that is not one, or at
@@ -80,8 +81,12 @@ complete -c redlockrun -n __redlockrun_in_options -l kill-after -x -a '(__redloc
 complete -c redlockrun -n __redlockrun_in_options -l lost-exit-code -x -d 'Exit status when the lock was lost (default 76)'
 
 # Redis
-complete -c redlockrun -n __redlockrun_in_options -s u -l url -x -a 'redis://\tTCP unix:///\t"Unix socket"' -d 'Redis server URL'
+complete -c redlockrun -n __redlockrun_in_options -s u -l url -x -a 'redis://\tTCP rediss://\tTLS unix:///\t"Unix socket"' -d 'Redis server URL'
 complete -c redlockrun -n __redlockrun_in_options -l password-file -r -F -d 'Read the password from a file'
+complete -c redlockrun -n __redlockrun_in_options -l tls-ca-file -r -F -d 'Trust the CA certificates in a file (PEM)'
+complete -c redlockrun -n __redlockrun_in_options -l tls-cert -r -F -d 'Present a client certificate (PEM)'
+complete -c redlockrun -n __redlockrun_in_options -l tls-key -r -F -d 'The client certificate'"'"'s private key (PEM)'
+complete -c redlockrun -n __redlockrun_in_options -l tls-server-name -x -a '(__fish_print_hostnames)' -d 'Name the server'"'"'s certificate must be issued for'
 complete -c redlockrun -n __redlockrun_in_options -l connect-timeout -x -a '(__redlockrun_durations)' -d 'Give up connecting after this long (duration, default 5s)'
 
 # Other

@@ -29,9 +29,10 @@ int act(const CommandLine& line, Logger& log) {
     }
     const Options& options = line.options;
     log.set_verbosity(options.verbosity);
-    auto settings = redis::resolve_settings(
-        redis::ConnectionRequest{options.url, options.password_file, options.connect_timeout},
-        [](const char* name) { return std::getenv(name); });
+    auto settings =
+        redis::resolve_settings(redis::ConnectionRequest{options.url, options.password_file,
+                                                         options.connect_timeout, options.tls},
+                                [](const char* name) { return std::getenv(name); });
     if (!settings) {
         // Not a UsageError: the message names the file or variable at fault, not the syntax.
         throw Fatal(ExitStatus::usage, settings.error());

@@ -44,11 +44,18 @@ Command:
      --lost-exit-code <n>      exit status when the lock was lost (default 76)
 
 Redis:
- -u, --url <url>               redis://[user[:password]@]host[:port][/db]
-                                 or unix:///path[?db=N]; default: $REDLOCKRUN_URL,
-                                 then $REDIS_URL, then redis://127.0.0.1:6379
+ -u, --url <url>               redis://[user[:password]@]host[:port][/db],
+                                 rediss://... (TLS) or unix:///path[?db=N];
+                                 default: $REDLOCKRUN_URL, then $REDIS_URL,
+                                 then redis://127.0.0.1:6379
      --password-file <file>    read the password from <file> (or set
                                  $REDISCLI_AUTH); never put one on the command line
+     --tls-ca-file <file>      trust the CA certificates in <file> (PEM)
+                                 instead of the system's
+     --tls-cert <file>         present the client certificate in <file> (PEM)
+     --tls-key <file>          the client certificate's private key (PEM)
+     --tls-server-name <name>  the name the server's certificate must be
+                                 issued for (default: the URL's host)
      --connect-timeout <duration>
                                give up connecting, or waiting for a reply,
                                  after this long (default 5s)
@@ -88,6 +95,10 @@ struct RawOptions {
     std::optional<std::string> shell_command;
     std::optional<std::string> url;
     std::optional<std::string> password_file;
+    std::optional<std::string> tls_ca_file;
+    std::optional<std::string> tls_cert;
+    std::optional<std::string> tls_key;
+    std::optional<std::string> tls_server_name;
     std::optional<std::string> connect_timeout;
     bool status = false;
     bool quiet = false;
@@ -120,6 +131,10 @@ constexpr OptionSpec option_specs[] = {
     {'\0', "lost-exit-code", nullptr, &RawOptions::lost_exit_code},
     {'u', "url", nullptr, &RawOptions::url},
     {'\0', "password-file", nullptr, &RawOptions::password_file},
+    {'\0', "tls-ca-file", nullptr, &RawOptions::tls_ca_file},
+    {'\0', "tls-cert", nullptr, &RawOptions::tls_cert},
+    {'\0', "tls-key", nullptr, &RawOptions::tls_key},
+    {'\0', "tls-server-name", nullptr, &RawOptions::tls_server_name},
     {'\0', "connect-timeout", nullptr, &RawOptions::connect_timeout},
     {'\0', "status", &RawOptions::status, nullptr},
     {'q', "quiet", &RawOptions::quiet, nullptr},
@@ -271,6 +286,7 @@ Options convert(const RawOptions& raw, std::vector<std::string> command) {
     options.shell_command = raw.shell_command;
     options.url = raw.url;
     options.password_file = raw.password_file;
+    options.tls = {raw.tls_ca_file, raw.tls_cert, raw.tls_key, raw.tls_server_name};
     if (raw.connect_timeout) {
         options.connect_timeout = duration_option("--connect-timeout", *raw.connect_timeout);
     }

@@ -6,6 +6,7 @@
 #include "exit_status.hpp"
 #include "lock/timestamp.hpp"
 #include "log.hpp"
+#include "redis/tls.hpp"
 
 #include <optional>
 #include <string>
@@ -31,6 +32,7 @@ struct Options {
     std::vector<std::string> command;                          // after the options
     std::optional<std::string> url;                            // -u
     std::optional<std::string> password_file;
+    redis::TlsOptions tls; // --tls-*
     Millis connect_timeout{5000};
     bool status = false;                     // --status
     Verbosity verbosity = Verbosity::normal; // -q / -v

@@ -27,14 +27,16 @@ Expected<bool, CallFailure> Connection::connect(const CallOptions& options) {
     const Wakeup guarded{wakeup_ ? wakeup_->fd : -1,
                          [&] { return wakeup_->handle() && options.abandon_on_wakeup; }};
     const Deadline deadline = earliest(steady_now() + settings_.connect_timeout, options.not_after);
-    auto stream = connect_stream(settings_.endpoint, deadline, wakeup_ ? &guarded : nullptr);
+    auto stream = connect_stream(settings_.endpoint, settings_.tls.get(), deadline,
+                                 wakeup_ ? &guarded : nullptr);
     if (!stream) {
         const auto& failure = stream.error();
         if (failure.kind == ConnectFailure::Kind::abandoned) {
             return unexpected(fail(CallFailure::Kind::abandoned, "interrupted while connecting"));
         }
         std::string reason = failure.kind == ConnectFailure::Kind::timed_out
-                                 ? "no answer within " + format_duration(settings_.connect_timeout)
+                                 ? fmt::format("{} within {}", failure.message,
+                                               format_duration(settings_.connect_timeout))
                                  : failure.message;
         return unexpected(
             fail(CallFailure::Kind::connect, fmt::format("cannot connect to Redis at {}: {}",

@@ -61,6 +61,39 @@ Expected<std::string, std::string> read_password_file(const std::string& path) {
     return password;
 }
 
+// The first --tls-* option given, for a message.
+const char* first_tls_option(const TlsOptions& tls) {
+    if (tls.ca_file) {
+        return "--tls-ca-file";
+    }
+    if (tls.cert_file) {
+        return "--tls-cert";
+    }
+    if (tls.key_file) {
+        return "--tls-key";
+    }
+    return "--tls-server-name";
+}
+
+Expected<bool, std::string> set_up_tls(const TlsOptions& options, ConnectionSettings& settings) {
+    if (!settings.endpoint.tls) {
+        if (options.any()) {
+            // Silently talking in clear to a server the user meant to reach over TLS is worse
+            // than refusing.
+            return unexpected(fmt::format("{} needs a rediss:// URL, and {} gives a {} one",
+                                          first_tls_option(options), settings.url_source,
+                                          settings.endpoint.unix_socket ? "unix://" : "redis://"));
+        }
+        return true;
+    }
+    auto client = TlsClient::create(options);
+    if (!client) {
+        return unexpected(client.error());
+    }
+    settings.tls = std::move(*client);
+    return true;
+}
+
 } // namespace
 
 Expected<ConnectionSettings, std::string> resolve_settings(const ConnectionRequest& request,
@@ -88,10 +121,8 @@ Expected<ConnectionSettings, std::string> resolve_settings(const ConnectionReque
         return unexpected(fmt::format("{}: {}", settings.url_source, endpoint.error()));
     }
     settings.endpoint = std::move(*endpoint);
-    if (settings.endpoint.tls) {
-        return unexpected(fmt::format("{}: rediss:// (TLS) is not supported yet; use redis:// or "
-                                      "unix://",
-                                      settings.url_source));
+    if (auto tls = set_up_tls(request.tls, settings); !tls) {
+        return unexpected(tls.error());
     }
     settings.password_from_command_line = request.url && settings.endpoint.password.has_value();
 

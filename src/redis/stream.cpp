@@ -1,5 +1,6 @@
 #include "redis/stream.hpp"
 
+#include "redis/tls.hpp"
 #include "unique_fd.hpp"
 
 #include <fmt/core.h>
@@ -94,7 +95,7 @@ ConnectResult connect_socket(int family, const sockaddr* address, socklen_t leng
     }
     switch (wait_ready(fd.get(), POLLOUT, deadline, wakeup)) {
     case Readiness::timed_out:
-        return unexpected(failure(ConnectFailure::Kind::timed_out, "timed out"));
+        return unexpected(failure(ConnectFailure::Kind::timed_out, "no answer"));
     case Readiness::abandoned:
         return unexpected(failure(ConnectFailure::Kind::abandoned, "interrupted"));
     case Readiness::ready:
@@ -175,16 +176,20 @@ Readiness wait_ready(int fd, short events, const Deadline& deadline, const Wakeu
     }
 }
 
-Expected<std::unique_ptr<Stream>, ConnectFailure>
-connect_stream(const Endpoint& endpoint, const Deadline& deadline, const Wakeup* wakeup) {
-    if (endpoint.tls) {
-        return unexpected(failure(ConnectFailure::Kind::failed,
-                                  "TLS (rediss://) is not supported by this build"));
-    }
+Expected<std::unique_ptr<Stream>, ConnectFailure> connect_stream(const Endpoint& endpoint,
+                                                                 const TlsClient* tls,
+                                                                 const Deadline& deadline,
+                                                                 const Wakeup* wakeup) {
     auto fd = endpoint.unix_socket ? connect_unix(endpoint.socket_path, deadline, wakeup)
                                    : connect_tcp(endpoint.host, endpoint.port, deadline, wakeup);
     if (!fd) {
         return unexpected(fd.error());
+    }
+    if (endpoint.tls) {
+        if (tls == nullptr) {
+            return unexpected(failure(ConnectFailure::Kind::failed, "TLS is not set up"));
+        }
+        return tls->handshake(std::move(*fd), endpoint.host, deadline, wakeup);
     }
     return std::unique_ptr<Stream>(std::make_unique<SocketStream>(std::move(*fd)));
 }

@@ -48,11 +48,18 @@ public:
 struct ConnectFailure {
     enum class Kind { failed, timed_out, abandoned };
     Kind kind = Kind::failed;
-    std::string message; // "connection refused", "no such host"...
+    // "connection refused", "no such host"...; for timed_out, what did not come in time ("no
+    // answer"), which the caller completes with the time it waited.
+    std::string message;
 };
 
-// Connects to the endpoint (trying every address a host name resolves to) by the deadline.
-Expected<std::unique_ptr<Stream>, ConnectFailure>
-connect_stream(const Endpoint& endpoint, const Deadline& deadline, const Wakeup* wakeup);
+class TlsClient;
+
+// Connects to the endpoint (trying every address a host name resolves to) by the deadline, and for
+// a rediss:// endpoint runs the TLS handshake through `tls` within the same deadline.
+Expected<std::unique_ptr<Stream>, ConnectFailure> connect_stream(const Endpoint& endpoint,
+                                                                 const TlsClient* tls,
+                                                                 const Deadline& deadline,
+                                                                 const Wakeup* wakeup);
 
 } // namespace redlockrun::redis

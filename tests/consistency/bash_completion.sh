@@ -169,8 +169,11 @@ expect_exactly 'redlockrun -k job --lost-exit-code '
 # Files and URLs.
 expect_exactly "redlockrun --password-file $work/pas" "$work/passage" "$work/password"
 expect_exactly "redlockrun -k job --password-file=$work/passw" "$work/password"
-expect_exactly 'redlockrun -u r' redis://
-expect_exactly 'redlockrun -u ' redis:// unix:///
+expect_exactly 'redlockrun -u r' redis:// rediss://
+expect_exactly 'redlockrun -u ' redis:// rediss:// unix:///
+expect_exactly "redlockrun --tls-ca-file $work/pas" "$work/passage" "$work/password"
+expect_exactly "redlockrun -u rediss://h --tls-cert=$work/passw" "$work/password"
+expect_exactly 'redlockrun --tls-server-name ' 
 
 # The command: after the options, or after --; options given as option=value or as a URL with
 # colons, which bash cuts into several words, do not end the options.

@@ -80,8 +80,9 @@ expect 'redlockrun --timestamp-unit=' ms s
 expect 'redlockrun -k job --on-lost ' term ignore
 expect 'redlockrun --on-lost=' term ignore
 expect 'redlockrun -t 30' h
-expect 'redlockrun -u ' redis:// unix:///
+expect 'redlockrun -u ' redis:// rediss:// unix:///
 expect "redlockrun --password-file $work/pas" passage password
+expect "redlockrun --tls-key $work/pas" passage password
 expect 'redlockrun -k '
 
 # The command, after the options or after --, and then its own completion.

@@ -160,7 +160,8 @@ test_usage_errors_are_64() {
 -k job -u http://example.com true
 -k job -u redis://:Pw-In-Bad-Url@h:99999 true
 -k job -u unix://relative true
--k job -u rediss://127.0.0.1 true
+-k job -u rediss://127.0.0.1 --tls-ca-file /nonexistent/ca.pem true
+-k job --tls-server-name localhost true
 -k job --password-file /nonexistent/file true
 -k job -n -w 1 true
 -k job -c true false

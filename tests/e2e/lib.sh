@@ -42,17 +42,24 @@ alive() {
     [[ "$state" != Z* ]]
 }
 
-# start_redis PREFIX [redis-server options...]
+# start_redis PREFIX [--tls] [redis-server options...]
 # Starts a server on a free port with a unix socket beside it, and sets PREFIX_PORT, PREFIX_SOCK,
-# PREFIX_PID. Without persistence; its log is in $WORK/PREFIX.log.
+# PREFIX_PID. Without persistence; its log is in $WORK/PREFIX.log. With --tls the port speaks TLS
+# only (the options must name the certificates), while the unix socket stays in clear for rcli.
 start_redis() {
     local prefix=$1
     shift
+    local port_option=--port
+    if [ "${1:-}" = --tls ]; then
+        port_option=--tls-port
+        shift
+        set -- --port 0 "$@"
+    fi
     local attempt port sock pid
     sock="$WORK/$prefix.sock"
     for attempt in $(seq 1 10); do
         port=$((20000 + RANDOM % 40000))
-        redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no \
+        redis-server "$port_option" "$port" --bind 127.0.0.1 --save '' --appendonly no \
             --unixsocket "$sock" --unixsocketperm 700 --dir "$WORK" \
             --logfile "$WORK/$prefix.log" "$@" </dev/null >/dev/null 2>&1 &
         pid=$!

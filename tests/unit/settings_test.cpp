@@ -124,7 +124,7 @@ TEST_CASE("settings: password files") {
     CHECK(resolve_settings(request, env.function())->endpoint.password == long_password);
 }
 
-TEST_CASE("settings: a user needs a password; TLS is refused for now") {
+TEST_CASE("settings: a user needs a password") {
     FakeEnvironment env;
     ConnectionRequest request;
     request.url = "redis://alice@h";
@@ -133,7 +133,51 @@ TEST_CASE("settings: a user needs a password; TLS is refused for now") {
     CHECK(refused.error().find("user alice has no password") != std::string::npos);
     env.variables["REDISCLI_AUTH"] = "pw";
     CHECK(resolve_settings(request, env.function()));
+}
 
+namespace {
+
+std::string tls_refusal(const std::string& url, const TlsOptions& tls) {
+    FakeEnvironment env;
+    ConnectionRequest request;
+    request.url = url;
+    request.tls = tls;
+    auto resolved = resolve_settings(request, env.function());
+    REQUIRE_FALSE(resolved);
+    return resolved.error();
+}
+
+} // namespace
+
+TEST_CASE("settings: TLS is set up for rediss:// only, and --tls-* want one") {
+    FakeEnvironment env;
+    ConnectionRequest request;
     request.url = "rediss://h";
-    CHECK_FALSE(resolve_settings(request, env.function()));
+    auto tls = resolve_settings(request, env.function());
+    REQUIRE(tls);
+    CHECK(tls->tls != nullptr);
+    request.url = "redis://h";
+    auto plain = resolve_settings(request, env.function());
+    REQUIRE(plain);
+    CHECK(plain->tls == nullptr);
+
+    CHECK(tls_refusal("redis://h", {"ca.pem", {}, {}, {}}) ==
+          "--tls-ca-file needs a rediss:// URL, and --url gives a redis:// one");
+    CHECK(tls_refusal("unix:///s", {{}, {}, {}, "name"}) ==
+          "--tls-server-name needs a rediss:// URL, and --url gives a unix:// one");
+}
+
+TEST_CASE("settings: unusable TLS files and options are refused before connecting") {
+    TempFile not_pem("just text\n");
+    CHECK(tls_refusal("rediss://h", {"/nonexistent/ca.pem", {}, {}, {}}) ==
+          "--tls-ca-file: cannot read /nonexistent/ca.pem: No such file or directory");
+    CHECK(tls_refusal("rediss://h", {"/tmp", {}, {}, {}}) ==
+          "--tls-ca-file: cannot read /tmp: Is a directory");
+    CHECK(tls_refusal("rediss://h", {not_pem.path, {}, {}, {}})
+              .starts_with("--tls-ca-file: " + not_pem.path + " holds no usable PEM certificate"));
+    CHECK(tls_refusal("rediss://h", {{}, not_pem.path, {}, {}}) == "--tls-cert needs --tls-key");
+    CHECK(tls_refusal("rediss://h", {{}, {}, not_pem.path, {}}) == "--tls-key needs --tls-cert");
+    CHECK(tls_refusal("rediss://h", {{}, not_pem.path, not_pem.path, {}})
+              .starts_with("--tls-cert: " + not_pem.path + " holds no usable PEM certificate"));
+    CHECK(tls_refusal("rediss://h", {{}, {}, {}, ""}) == "--tls-server-name: the name is empty");
 }

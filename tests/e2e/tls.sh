@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# TLS (rediss://): the lock over TLS, certificates verified by default (CA and name), client
+# certificates, and every TLS file or option that cannot work refused with 64 before anything
+# connects; servers that do not speak TLS, or do not answer, give 69.
+. "$(dirname "$0")/lib.sh"
+
+command -v openssl >/dev/null || {
+    echo "FATAL: openssl is not installed (the README's test command installs it)" >&2
+    exit 1
+}
+# The system's CA store must be the default, whatever this shell's environment says.
+unset SSL_CERT_FILE SSL_CERT_DIR
+
+# A CA of the tests' own, a server certificate for localhost and 127.0.0.1, a client certificate,
+# and a second CA that signed nothing the servers use.
+PKI="$WORK/pki"
+mkdir "$PKI"
+make_key() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$PKI/$1.key" 2>/dev/null; }
+make_ca() {
+    make_key "$1"
+    openssl req -x509 -new -key "$PKI/$1.key" -out "$PKI/$1.crt" -days 2 -subj "/CN=$1" 2>/dev/null
+}
+make_signed() { # NAME SUBJECT [EXTENSIONS]
+    make_key "$1"
+    openssl req -new -key "$PKI/$1.key" -out "$PKI/$1.csr" -subj "/CN=$2" 2>/dev/null
+    printf '%s\n' "${3:-basicConstraints=CA:FALSE}" >"$PKI/$1.ext"
+    openssl x509 -req -in "$PKI/$1.csr" -CA "$PKI/ca.crt" -CAkey "$PKI/ca.key" -CAcreateserial \
+        -out "$PKI/$1.crt" -days 2 -extfile "$PKI/$1.ext" 2>/dev/null
+}
+make_ca ca
+make_ca other-ca
+make_signed server localhost "subjectAltName=DNS:localhost,IP:127.0.0.1"
+make_signed client "redlockrun test client"
+openssl pkey -in "$PKI/client.key" -aes256 -passout pass:Key-Secret-1312 \
+    -out "$PKI/client-encrypted.key" 2>/dev/null
+printf 'not a certificate\n' >"$PKI/not-pem.txt"
+for file in ca.crt other-ca.crt server.crt server.key client.crt client.key client-encrypted.key; do
+    [ -s "$PKI/$file" ] || { echo "FATAL: openssl did not make $file" >&2; exit 1; }
+done
+
+tls_options=(--tls-cert-file "$PKI/server.crt" --tls-key-file "$PKI/server.key"
+    --tls-ca-cert-file "$PKI/ca.crt")
+start_redis TLS --tls "${tls_options[@]}" --tls-auth-clients no
+start_redis MUTUAL --tls "${tls_options[@]}" --tls-auth-clients yes
+tls_cli() { redis-cli -s "$TLS_SOCK" "$@"; }
+tls_lock_held() { [ "$(tls_cli exists "$1")" = 1 ]; }
+mutual_cli() { redis-cli -s "$MUTUAL_SOCK" "$@"; }
+TLS_URL="rediss://127.0.0.1:$TLS_PORT"
+CA=(--tls-ca-file "$PKI/ca.crt")
+
+before_each() { tls_cli flushall >/dev/null; mutual_cli flushall >/dev/null; }
+
+test_a_lock_over_tls_runs_the_command_and_is_released() {
+    before_each
+    run_rlr -u "$TLS_URL" "${CA[@]}" -k job -- sh -c 'echo "fence $REDLOCKRUN_FENCE"'
+    expect_status 0
+    expect_eq "$out" "fence $(tls_cli get '{job}:redlockrun:fence')" "the command ran under the lock"
+    expect_eq "$(tls_cli exists job)" 0 "released"
+    run_rlr -u "$TLS_URL" "${CA[@]}" -k job --status
+    expect_status 0
+    expect_contains "$out" "free" "--status over TLS"
+}
+
+# Renewals and the waiter's BLPOP read replies that arrive long after the request, through OpenSSL's
+# buffers; the hand-off must be as prompt as in clear.
+test_renewal_and_handoff_over_tls() {
+    before_each
+    start_bg holder -v -u "$TLS_URL" "${CA[@]}" -t 1s -k job -c "sleep 1.5; date +%s%3N >$WORK/holder-end"
+    wait_for "the holder" tls_lock_held job
+    start_bg waiter -u "$TLS_URL" "${CA[@]}" -k job -c "date +%s%3N >$WORK/waiter-start"
+    exit_of "$holder"
+    expect_eq "$?" 0 "the holder's status"
+    exit_of "$waiter"
+    expect_eq "$?" 0 "the waiter's status"
+    expect_contains "$(cat "$WORK/holder.err")" "renewed job" "renewals over TLS"
+    local gap=$(($(cat "$WORK/waiter-start") - $(cat "$WORK/holder-end")))
+    expect_ge "$gap" 0 "the waiter started after the holder ended"
+    expect_lt "$gap" 2500 "woken by the release, not by its 5 s poll"
+    expect_eq "$(tls_cli exists job)" 0 "released"
+}
+
+test_the_server_name_is_verified() {
+    before_each
+    run_rlr -u "$TLS_URL" "${CA[@]}" --tls-server-name redis.example.com -k job -- touch "$WORK/ran"
+    expect_status 69
+    expect_contains "$err" "certificate was not accepted: hostname mismatch (it is not issued for redis.example.com; see --tls-server-name)" "message"
+    [ -e "$WORK/ran" ] && fail "the command ran"
+    expect_eq "$(tls_cli dbsize)" 0 "nothing written"
+    run_rlr -u "rediss://localhost:$TLS_PORT" "${CA[@]}" -k job -- true
+    expect_status 0 "a name in the certificate"
+    run_rlr -u "$TLS_URL" "${CA[@]}" --tls-server-name localhost -k job -- true
+    expect_status 0 "--tls-server-name names what the certificate is for"
+}
+
+test_a_certificate_from_an_unknown_ca_is_refused() {
+    before_each
+    run_rlr -u "$TLS_URL" -k job -- touch "$WORK/ran"
+    expect_status 69 "the system's CAs do not know the test CA"
+    expect_contains "$err" "cannot connect to Redis at 127.0.0.1:$TLS_PORT: the server's certificate was not accepted: self-signed certificate in certificate chain (see --tls-ca-file)" "message"
+    run_rlr -u "$TLS_URL" --tls-ca-file "$PKI/other-ca.crt" -k job -- touch "$WORK/ran"
+    expect_status 69 "another CA"
+    expect_contains "$err" "certificate was not accepted" "message"
+    [ -e "$WORK/ran" ] && fail "the command ran"
+    expect_eq "$(tls_cli dbsize)" 0 "nothing written"
+}
+
+test_a_server_that_wants_a_client_certificate() {
+    before_each
+    local url="rediss://127.0.0.1:$MUTUAL_PORT"
+    run_rlr -u "$url" "${CA[@]}" -k job -- touch "$WORK/ran"
+    expect_status 69 "without a client certificate"
+    # TLS 1.3 says why in an alert after the handshake; a reset can overtake it.
+    [[ "$err" == *"the server requires a client certificate (see --tls-cert)"* ||
+        "$err" == *"closed the connection"* ]] || fail "message: $err"
+    [ -e "$WORK/ran" ] && fail "the command ran"
+    expect_eq "$(mutual_cli dbsize)" 0 "nothing written"
+    # The refusal races with our first request (an alert, or a reset first): whichever wins, it
+    # is 69, also for --status, which has no signal handling of its own to fall back on.
+    local attempt
+    for attempt in 1 2 3; do
+        run_rlr -u "$url" "${CA[@]}" -k job --status
+        expect_status 69 "--status without a client certificate, attempt $attempt"
+    done
+    run_rlr -u "$url" "${CA[@]}" --tls-cert "$PKI/client.crt" --tls-key "$PKI/client.key" -k job -- touch "$WORK/ran"
+    expect_status 0 "with one"
+    [ -e "$WORK/ran" ] || fail "the command did not run"
+    expect_eq "$(mutual_cli exists job)" 0 "released"
+}
+
+test_unusable_tls_files_and_options_are_usage_errors() {
+    before_each
+    local url="rediss://127.0.0.1:$MUTUAL_PORT" cert=(--tls-cert "$PKI/client.crt")
+    local args expected
+    while IFS='|' read -r args expected; do
+        eval "set -- $args"
+        run_rlr "$@" -k job -- touch "$WORK/ran"
+        expect_status 64 "$args"
+        expect_contains "$err" "$expected" "message for $args"
+        expect_eq "$(printf '%s\n' "$err" | wc -l)" 1 "one line for $args"
+    done <<EOF_CASES
+-u $url --tls-ca-file $PKI/missing.crt|--tls-ca-file: cannot read $PKI/missing.crt: No such file or directory
+-u $url --tls-ca-file $PKI|--tls-ca-file: cannot read $PKI: Is a directory
+-u $url --tls-ca-file $PKI/not-pem.txt|--tls-ca-file: $PKI/not-pem.txt holds no usable PEM certificate
+-u $url ${cert[*]}|--tls-cert needs --tls-key
+-u $url --tls-key $PKI/client.key|--tls-key needs --tls-cert
+-u $url --tls-cert $PKI/client.key --tls-key $PKI/client.key|--tls-cert: $PKI/client.key holds no usable PEM certificate
+-u $url ${cert[*]} --tls-key $PKI/server.key|--tls-key: $PKI/server.key is not the key of the certificate in $PKI/client.crt
+-u $url ${cert[*]} --tls-key $PKI/client-encrypted.key|--tls-key: $PKI/client-encrypted.key is encrypted; give a key without a passphrase
+-u $url --tls-server-name=|--tls-server-name: the name is empty
+-u redis://127.0.0.1:$MUTUAL_PORT --tls-ca-file $PKI/ca.crt|--tls-ca-file needs a rediss:// URL, and --url gives a redis:// one
+-u unix://$MUTUAL_SOCK --tls-server-name localhost|--tls-server-name needs a rediss:// URL, and --url gives a unix:// one
+EOF_CASES
+    [ -e "$WORK/ran" ] && fail "a command ran"
+    expect_eq "$(mutual_cli dbsize)" 0 "nothing written"
+    expect_eq "$(rcli dbsize)" 0 "nothing written in clear either"
+}
+
+test_tls_and_clear_text_mixed_up_give_69() {
+    before_each
+    run_rlr -u "rediss://127.0.0.1:$REDIS_PORT" "${CA[@]}" --connect-timeout 2s -k job -- touch "$WORK/ran"
+    expect_status 69 "rediss:// to a server in clear"
+    expect_contains "$err" "cannot connect to Redis at 127.0.0.1:$REDIS_PORT" "message"
+    expect_contains "$err" "TLS handshake" "message"
+    run_rlr -u "redis://127.0.0.1:$TLS_PORT" --connect-timeout 2s -k job -- touch "$WORK/ran"
+    expect_status 69 "redis:// to a TLS port"
+    [ -e "$WORK/ran" ] && fail "the command ran"
+    expect_eq "$(rcli dbsize)" 0 "nothing written"
+    expect_eq "$(tls_cli dbsize)" 0 "nothing written"
+}
+
+test_a_stalled_tls_server_times_out_in_the_handshake() {
+    before_each
+    kill -STOP "$TLS_PID"
+    run_rlr -u "$TLS_URL" "${CA[@]}" --connect-timeout 300ms -k job -- true
+    kill -CONT "$TLS_PID"
+    expect_status 69
+    expect_contains "$err" "cannot connect to Redis at 127.0.0.1:$TLS_PORT: no answer to the TLS handshake within 300ms" "message"
+}
+
+run_tests
