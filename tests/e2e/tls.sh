@@ -42,6 +42,7 @@ tls_options=(--tls-cert-file "$PKI/server.crt" --tls-key-file "$PKI/server.key"
     --tls-ca-cert-file "$PKI/ca.crt")
 start_redis TLS --tls "${tls_options[@]}" --tls-auth-clients no
 start_redis MUTUAL --tls "${tls_options[@]}" --tls-auth-clients yes
+start_redis GUARDED --tls "${tls_options[@]}" --tls-auth-clients no --requirepass 'Tls-Secret-5150'
 tls_cli() { redis-cli -s "$TLS_SOCK" "$@"; }
 tls_lock_held() { [ "$(tls_cli exists "$1")" = 1 ]; }
 mutual_cli() { redis-cli -s "$MUTUAL_SOCK" "$@"; }
@@ -77,6 +78,21 @@ test_renewal_and_handoff_over_tls() {
     expect_ge "$gap" 0 "the waiter started after the holder ended"
     expect_lt "$gap" 2500 "woken by the release, not by its 5 s poll"
     expect_eq "$(tls_cli exists job)" 0 "released"
+}
+
+test_a_password_travels_inside_tls_and_is_never_shown() {
+    redis-cli -s "$GUARDED_SOCK" --no-auth-warning -a 'Tls-Secret-5150' flushall >/dev/null
+    local url="rediss://127.0.0.1:$GUARDED_PORT"
+    REDISCLI_AUTH=Wrong-Secret-8086 run_rlr -v -u "$url" "${CA[@]}" -k job -- touch "$WORK/ran"
+    expect_status 69 "a wrong password"
+    expect_contains "$err" "WRONGPASS" "message"
+    expect_not_contains "$err" "Wrong-Secret-8086" "the password"
+    [ -e "$WORK/ran" ] && fail "the command ran"
+    REDISCLI_AUTH=Tls-Secret-5150 run_rlr -v -u "$url" "${CA[@]}" -k job -- touch "$WORK/ran"
+    expect_status 0 "the right one"
+    [ -e "$WORK/ran" ] || fail "the command did not run"
+    expect_not_contains "$err$out" "Tls-Secret-5150" "the password"
+    expect_eq "$(redis-cli -s "$GUARDED_SOCK" --no-auth-warning -a 'Tls-Secret-5150' exists job)" 0 "released"
 }
 
 test_the_server_name_is_verified() {
