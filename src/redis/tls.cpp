@@ -276,17 +276,17 @@ TlsClient::create(const TlsOptions& options) {
         if (SSL_CTX_use_PrivateKey_file(ctx, key.c_str(), SSL_FILETYPE_PEM) != 1) {
             const bool mismatch = ERR_GET_LIB(ERR_peek_error()) == ERR_LIB_X509 &&
                                   first_reason_code() == X509_R_KEY_VALUES_MISMATCH;
-            if (context->passphrase_asked || mismatch) {
-                ERR_clear_error();
-                return unexpected(
-                    mismatch ? fmt::format("--tls-key: {} is not the key of the certificate in {}",
-                                           key, cert)
-                             : fmt::format("--tls-key: {} is encrypted; give a key without a "
-                                           "passphrase",
-                                           key));
+            const std::string reason = openssl_reason();
+            if (context->passphrase_asked) {
+                return unexpected(fmt::format(
+                    "--tls-key: {} is encrypted; give a key without a passphrase", key));
             }
-            return unexpected(fmt::format("--tls-key: {} holds no usable PEM private key: {}", key,
-                                          openssl_reason()));
+            if (mismatch) {
+                return unexpected(fmt::format(
+                    "--tls-key: {} is not the key of the certificate in {}", key, cert));
+            }
+            return unexpected(
+                fmt::format("--tls-key: {} holds no usable PEM private key: {}", key, reason));
         }
     }
     return std::shared_ptr<const TlsClient>(new TlsClient(std::move(context), options.server_name));
@@ -344,12 +344,6 @@ Expected<std::unique_ptr<Stream>, ConnectFailure> TlsClient::handshake(UniqueFd 
             ERR_clear_error();
             return unexpected(connect_failure(ConnectFailure::Kind::failed,
                                               verification_failure(verified, name)));
-        }
-        if (error == SSL_ERROR_SSL && first_reason_code() == SSL_R_WRONG_VERSION_NUMBER) {
-            ERR_clear_error();
-            return unexpected(connect_failure(
-                ConnectFailure::Kind::failed,
-                "the TLS handshake failed: the server did not answer in TLS (is it a TLS port?)"));
         }
         if (error == SSL_ERROR_SYSCALL || error == SSL_ERROR_ZERO_RETURN) {
             return unexpected(connect_failure(

@@ -102,6 +102,9 @@ test_the_server_name_is_verified() {
     expect_contains "$err" "certificate was not accepted: hostname mismatch (it is not issued for redis.example.com; see --tls-server-name)" "message"
     [ -e "$WORK/ran" ] && fail "the command ran"
     expect_eq "$(tls_cli dbsize)" 0 "nothing written"
+    run_rlr -u "$TLS_URL" "${CA[@]}" --tls-server-name 127.0.0.2 -k job -- true
+    expect_status 69 "an IP address the certificate does not name"
+    expect_contains "$err" "certificate was not accepted: IP address mismatch (it is not issued for 127.0.0.2; see --tls-server-name)" "message"
     run_rlr -u "rediss://localhost:$TLS_PORT" "${CA[@]}" -k job -- true
     expect_status 0 "a name in the certificate"
     run_rlr -u "$TLS_URL" "${CA[@]}" --tls-server-name localhost -k job -- true
@@ -176,6 +179,8 @@ test_tls_and_clear_text_mixed_up_give_69() {
     run_rlr -u "rediss://127.0.0.1:$REDIS_PORT" "${CA[@]}" --connect-timeout 2s -k job -- touch "$WORK/ran"
     expect_status 69 "rediss:// to a server in clear"
     expect_contains "$err" "cannot connect to Redis at 127.0.0.1:$REDIS_PORT" "message"
+    # Redis in clear usually waits for the rest of what it takes for a command ("no answer to the
+    # TLS handshake"); should it answer in clear instead, the handshake fails.
     expect_contains "$err" "TLS handshake" "message"
     run_rlr -u "redis://127.0.0.1:$TLS_PORT" --connect-timeout 2s -k job -- touch "$WORK/ran"
     expect_status 69 "redis:// to a TLS port"
