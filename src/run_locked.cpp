@@ -106,12 +106,16 @@ bool release(lock::LockClient& lock, const Logger& log, const SteadyTime& acquir
 
 int run_locked(const Options& options, const redis::ConnectionSettings& settings,
                const Logger& log) {
+    auto keys = lock::lock_keys(options.key);
+    if (!keys) {
+        throw Fatal(ExitStatus::usage, keys.error());
+    }
     run::ChildSpec spec = find_child(options);
     run::SignalPipe signals;
     SignalRouter router(signals);
     const redis::Wakeup wakeup{signals.fd(), [&router] { return router.handle(); }};
     redis::Connection connection(settings, &wakeup);
-    lock::LockClient lock(connection, lock::lock_keys(options.key), make_identity(),
+    lock::LockClient lock(connection, std::move(*keys), make_identity(),
                           lock::LockParams{options.ttl, options.timestamp_unit});
 
     const lock::WaitPolicy policy{!options.no_wait, options.wait};

@@ -60,8 +60,12 @@ StatusReport describe_status(const std::string& key, const lock::StatusSnapshot&
 
 int show_status(const std::string& key, const redis::ConnectionSettings& settings,
                 const Logger& log) {
+    auto keys = lock::lock_keys(key);
+    if (!keys) {
+        throw Fatal(ExitStatus::usage, keys.error());
+    }
     redis::Connection connection(settings, nullptr);
-    lock::LockClient client(connection, lock::lock_keys(key), lock::Identity{}, lock::LockParams{});
+    lock::LockClient client(connection, std::move(*keys), lock::Identity{}, lock::LockParams{});
     auto snapshot = client.status();
     if (!snapshot) {
         throw Fatal(ExitStatus::unavailable, snapshot.error().message);

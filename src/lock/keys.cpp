@@ -16,9 +16,15 @@ std::string_view hash_tag(std::string_view key) {
     return key.substr(open + 1, close - open - 1);
 }
 
-LockKeys lock_keys(const std::string& key) {
-    std::string_view tag = hash_tag(key);
-    const std::string prefix = fmt::format("{{{}}}", tag.empty() ? std::string_view(key) : tag);
+Expected<LockKeys, std::string> lock_keys(const std::string& key) {
+    if (key.find(reserved_infix) != std::string::npos) {
+        return unexpected(fmt::format("the key {} contains \"{}\", which names redlockrun's own "
+                                      "keys; choose another key",
+                                      key, reserved_infix));
+    }
+    const std::string_view tag = hash_tag(key);
+    const std::string prefix =
+        tag.empty() ? fmt::format("{{{}}}", key) : fmt::format("{{{}}}:{}", tag, key);
     return LockKeys{key, prefix + ":redlockrun:owner", prefix + ":redlockrun:fence",
                     prefix + ":redlockrun:wake"};
 }

@@ -1,7 +1,14 @@
-// The keys of one lock. The user's key holds the timestamp; the companions live in the same Redis
-// Cluster slot: {T}:redlockrun:owner, :fence and :wake, where T is the key's hash tag if it has a
-// valid one ("{tag}"), otherwise the whole key.
+// The keys of one lock (DESIGN §1). The user's key K holds the timestamp; the companions are named
+// from the whole of K, never from its hash tag alone, so that two locks that share a tag
+// (backup:{tenant1} and report:{tenant1}), or foo and {foo}, never share an owner record:
+//
+//     C:redlockrun:owner, C:redlockrun:fence, C:redlockrun:wake
+//
+// where C is {K} for a key without a valid hash tag, and {T}:K for a key whose tag is T. Either way
+// C's own hash tag is K's slot, so the four keys live in one Redis Cluster slot.
 #pragma once
+
+#include "expected.hpp"
 
 #include <string>
 #include <string_view>
@@ -23,6 +30,11 @@ struct LockKeys {
 // that is not empty; otherwise empty (the whole key is hashed).
 std::string_view hash_tag(std::string_view key);
 
-LockKeys lock_keys(const std::string& key);
+// The text that marks redlockrun's own keys. A lock key that contains it could be another lock's
+// companion, so it is refused.
+inline constexpr std::string_view reserved_infix = ":redlockrun:";
+
+// The keys of the lock named `key`, or why `key` cannot name a lock (a sentence for the user).
+Expected<LockKeys, std::string> lock_keys(const std::string& key);
 
 } // namespace redlockrun::lock
