@@ -86,6 +86,8 @@ Expected<AcquireAnswer, std::string> decode_acquire(const Reply& reply) {
         }
     } else if (verdict == "foreign" && fields.has(2)) {
         return AcquireAnswer{Foreign{fields.text(1)}};
+    } else if (verdict == "exhausted" && fields.has(2)) {
+        return AcquireAnswer{FencesExhausted{fields.text(1)}};
     }
     return unexpected(unexpected_reply("acquire", reply));
 }
@@ -170,6 +172,15 @@ std::string describe_foreign(const std::string& key, const Foreign& foreign) {
     }
     return fmt::format("{} holds a {}, not a timestamp lock; nothing was changed", key,
                        foreign.type);
+}
+
+std::string describe_exhausted(const std::string& key, const std::string& fence_key,
+                               const FencesExhausted& exhausted) {
+    return fmt::format("{} is free, but not granted: its fence counter {} holds {}, and fences "
+                       "from 2^53 on could not be counted exactly, so the next one might not be "
+                       "larger than the last; nothing was changed (delete the counter only if "
+                       "nothing relies on the fences of {} growing)",
+                       key, fence_key, exhausted.last_fence, key);
 }
 
 } // namespace redlockrun::lock

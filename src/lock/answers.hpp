@@ -34,6 +34,13 @@ struct Foreign {
     std::string type; // Redis type of the key: "string" (not a timestamp), "list", "hash"...
 };
 
+// The lock is free, but the fence counter has reached the largest fence the scripts can count
+// exactly (2^53 - 1): the next fence would not be larger than the last, so the lock is not granted
+// and nothing is written.
+struct FencesExhausted {
+    std::string last_fence; // what the counter holds
+};
+
 enum class LossReason {
     gone,    // the key and the owner record are both gone: expired (or deleted together)
     deleted, // the key was deleted while our owner record remained
@@ -54,7 +61,7 @@ struct Renewed {
 
 struct Released {};
 
-using AcquireAnswer = std::variant<Granted, Busy, Foreign>;
+using AcquireAnswer = std::variant<Granted, Busy, Foreign, FencesExhausted>;
 using RenewAnswer = std::variant<Renewed, Lost>;
 using ReleaseAnswer = std::variant<Released, Lost>;
 
@@ -84,5 +91,8 @@ std::string describe_holder(const Busy& busy);
 std::string describe(const Lost& lost);
 // "KEY holds a list, not a timestamp lock"
 std::string describe_foreign(const std::string& key, const Foreign& foreign);
+// Why a free lock was not granted: the fence counter named `fence_key` is used up.
+std::string describe_exhausted(const std::string& key, const std::string& fence_key,
+                               const FencesExhausted& exhausted);
 
 } // namespace redlockrun::lock

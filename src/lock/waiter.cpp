@@ -71,6 +71,10 @@ WaitOutcome acquire_lock(LockClient& lock, const WaitPolicy& policy, const StopR
         if (auto* foreign = std::get_if<Foreign>(&answer)) {
             return *foreign;
         }
+        if (auto* exhausted = std::get_if<FencesExhausted>(&answer)) {
+            throw Fatal(ExitStatus::unavailable,
+                        describe_exhausted(lock.keys().lock, lock.keys().fence, *exhausted));
+        }
         const Busy& busy = std::get<Busy>(answer);
         if (!may_wait || steady_now() >= deadline) {
             return GaveUp{busy, waited};

@@ -152,6 +152,11 @@ exit_of() {
 
 lock_held() { [ "$(rcli exists "$1")" = 1 ]; }
 
+# blocked_clients_are N: Redis holds exactly N clients blocked (in BLPOP).
+blocked_clients_are() {
+    [ "$(rcli info clients | tr -d '\r' | sed -n 's/^blocked_clients://p')" = "$1" ]
+}
+
 fail() {
     echo "    FAIL: $*" >&2
     TEST_FAILED=1

@@ -60,6 +60,17 @@ TEST_CASE("answers: acquire granted, busy, foreign") {
     CHECK(std::get<Foreign>(*foreign).type == "list");
 }
 
+TEST_CASE("answers: a used-up fence counter is a refusal that says why") {
+    auto exhausted = decode_acquire(array({bulk("exhausted"), bulk("9007199254740991")}));
+    REQUIRE(exhausted);
+    const auto& answer = std::get<FencesExhausted>(*exhausted);
+    CHECK(answer.last_fence == "9007199254740991");
+    const std::string message = describe_exhausted("job", "{job}:redlockrun:fence", answer);
+    CHECK(message.find("{job}:redlockrun:fence holds 9007199254740991") != std::string::npos);
+    CHECK(message.find("nothing was changed") != std::string::npos);
+    CHECK_FALSE(decode_acquire(array({bulk("exhausted")})));
+}
+
 TEST_CASE("answers: malformed replies are refused with a description") {
     Reply status;
     status.kind = Reply::Kind::status;

@@ -1,7 +1,9 @@
 -- acquire: ARGV[2] token, ARGV[3] ttl in ms, ARGV[4] unit 's' or 'ms', ARGV[5] host, ARGV[6] pid.
 -- {'granted', value, fence, validity_ms} | {'busy', remaining_ms, host, pid, fence} | {'foreign', type}
+-- | {'exhausted', last_fence}: the fence counter is too large to count on exactly (nothing written).
 -- host, pid and fence of a busy lock are '' when its holder is a client of the classic algorithm.
 local token, ttl_ms, unit = ARGV[2], tonumber(ARGV[3]), ARGV[4]
+local max_fence = 9007199254740991 -- 2^53 - 1, the largest fence a Lua number holds exactly
 
 local lock = read_lock()
 if lock.state == 'foreign' then
@@ -20,12 +22,21 @@ if lock.state == 'timestamp' and lock.expiry > now_ms then
 end
 
 -- Missing or expired: take it, in this same script, so no other client can take it in between.
-local fence = redis.call('INCR', fence_key)
-if fence == 1 then
+-- Lua numbers are doubles: from 2^53 on, counting by one repeats values. A fence that is not larger
+-- than the last one would break fencing, so the lock is refused, before anything is written.
+local last_fence = redis.call('GET', fence_key)
+local fence
+if not last_fence then
   -- A new counter starts from the server clock in microseconds: fences keep growing even if the
   -- counter is lost.
   fence = tonumber(time[1]) * 1000000 + tonumber(time[2])
   redis.call('SET', fence_key, string.format('%d', fence))
+else
+  local last = tonumber(last_fence)
+  if last and last >= max_fence then
+    return {'exhausted', last_fence}
+  end
+  fence = redis.call('INCR', fence_key)
 end
 fence = string.format('%d', fence)
 local value, expiry = write_lock(ttl_ms, unit)

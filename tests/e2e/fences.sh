@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Fencing tokens: strictly increasing per key, up to the largest the scripts count exactly (2^53-1);
+# beyond that the lock is refused (69) and nothing is written.
+. "$(dirname "$0")/lib.sh"
+
+FENCE='{job}:redlockrun:fence'
+
+# Every key with its value and expiry: what must not change.
+database() {
+    rcli dbsize
+    local key
+    rcli --raw keys '*' | sort | while read -r key; do
+        echo "$key $(rcli --no-raw dump "$key") $(rcli pexpiretime "$key")"
+    done
+}
+
+test_fences_grow_by_one_up_to_2_pow_53_minus_1() {
+    rcli set "$FENCE" 9007199254740989 >/dev/null
+    run_rlr -k job -c 'echo "$REDLOCKRUN_FENCE"'
+    expect_status 0
+    expect_eq "$out" 9007199254740990 "the fence after 9007199254740989"
+    run_rlr -k job -c 'echo "$REDLOCKRUN_FENCE"'
+    expect_status 0
+    expect_eq "$out" 9007199254740991 "the largest fence"
+    expect_eq "$(rcli get "$FENCE")" 9007199254740991 "the counter"
+}
+
+test_a_counter_at_or_beyond_2_pow_53_minus_1_refuses_the_lock() {
+    local value before
+    # 2^53-1; 2^53, whose successor a double cannot tell from it; 2^63-2, whose successor came out
+    # negative; 2^63-1, INCR's own limit; and beyond any integer Redis counts.
+    for value in 9007199254740991 9007199254740992 9223372036854775806 9223372036854775807 \
+        99999999999999999999; do
+        rcli flushall >/dev/null
+        rcli set "$FENCE" "$value" >/dev/null
+        before=$(database)
+        rm -f "$WORK/ran"
+        run_rlr -k job -- touch "$WORK/ran"
+        expect_status 69 "counter at $value"
+        expect_contains "$err" "redlockrun: job is free, but not granted: its fence counter $FENCE holds $value" "message for $value"
+        expect_contains "$err" "nothing was changed" "message for $value"
+        [ -e "$WORK/ran" ] && fail "the command ran with the counter at $value"
+        expect_eq "$(database)" "$before" "the database with the counter at $value"
+    done
+}
+
+test_a_waiter_refused_for_its_fence_leaves_nothing_behind() {
+    # The grant behind a BLPOP is refused just the same, and the waiter takes no lock with it.
+    start_bg holder -t 60s -k job -c "while [ ! -e '$WORK/release' ]; do sleep 0.02; done"
+    wait_for "the holder" lock_held job
+    start_bg waiter -k job -- touch "$WORK/ran"
+    wait_for "the waiter to block" blocked_clients_are 1
+    rcli set "$FENCE" 9007199254740991 >/dev/null
+    touch "$WORK/release"
+    exit_of "$holder" || fail "the holder failed: $(cat "$WORK/holder.err")"
+    exit_of "$waiter"
+    expect_eq "$?" 69 "the waiter's exit status"
+    expect_contains "$(cat "$WORK/waiter.err")" "its fence counter $FENCE holds 9007199254740991" "message"
+    [ -e "$WORK/ran" ] && fail "the waiter's command ran"
+    expect_eq "$(rcli exists job '{job}:redlockrun:owner')" 0 "no lock left"
+    expect_eq "$(rcli get "$FENCE")" 9007199254740991 "the counter"
+}
+
+run_tests
