@@ -11,6 +11,24 @@ namespace redlockrun::lock {
 
 using redis::CallFailure;
 
+namespace {
+
+// An acquire's reply from a pipeline, as acquire() would return it.
+Expected<Attempt, CallFailure> pipelined_attempt(redis::Reply reply, SteadyTime sent,
+                                                 const redis::Endpoint& endpoint) {
+    auto result = redis::script_result(std::move(reply), endpoint);
+    if (!result) {
+        return unexpected(std::move(result.error()));
+    }
+    auto answer = decode_acquire(*result);
+    if (!answer) {
+        return unexpected(CallFailure{CallFailure::Kind::protocol, answer.error(), {}});
+    }
+    return Attempt{std::move(*answer), sent};
+}
+
+} // namespace
+
 LockClient::LockClient(redis::Connection& connection, LockKeys keys, Identity identity,
                        LockParams params)
     : connection_(connection), keys_(std::move(keys)), identity_(std::move(identity)),
@@ -85,27 +103,32 @@ Expected<Attempt, CallFailure> LockClient::wait_then_acquire(Millis timeout) {
         undo_if_granted(replies.error(), 1);
         return unexpected(std::move(replies.error()));
     }
-    if ((*replies)[0].is_error()) {
-        return unexpected(CallFailure{CallFailure::Kind::error_reply,
-                                      redis::explain_error_reply((*replies)[0], endpoint()),
-                                      {}});
-    }
-    if ((*replies)[1].error_code() == "NOSCRIPT") {
+    redis::Reply& woken = (*replies)[0];
+    redis::Reply& acquired = (*replies)[1];
+    if (acquired.error_code() == "NOSCRIPT") {
         return acquire(); // the server lost its scripts while we waited
     }
-    auto reply = redis::script_result(std::move((*replies)[1]), endpoint());
-    if (!reply) {
-        return unexpected(std::move(reply.error()));
+    // The acquire ran whatever the BLPOP answered: a grant must never be dropped on the floor.
+    auto attempt = pipelined_attempt(std::move(acquired), sent, endpoint());
+    const bool granted = attempt && std::holds_alternative<Granted>(attempt->answer);
+    const bool busy = attempt && std::holds_alternative<Busy>(attempt->answer);
+    if (woken.kind == redis::Reply::Kind::array && !granted && !busy) {
+        pass_on_wake(); // a token taken for a lock this waiter will not take
     }
-    auto answer = decode_acquire(*reply);
-    if (!answer) {
-        return unexpected(CallFailure{CallFailure::Kind::protocol, answer.error(), {}});
+    if (woken.is_error() && !granted) {
+        return unexpected(
+            CallFailure{CallFailure::Kind::error_reply,
+                        fmt::format("cannot wait on the wake-up list {}: {}", keys_.wake,
+                                    redis::explain_error_reply(woken, endpoint())),
+                        {}});
     }
-    // The acquire ran when the BLPOP returned, at least the reply's way back before it arrived;
-    // that way back is taken to be no longer than a whole round trip of the last acquire. The drift
-    // margin covers what this cannot.
-    const SteadyTime ran_by = steady_now() - last_round_trip_;
-    return Attempt{std::move(*answer), std::max(sent, ran_by)};
+    if (attempt) {
+        // The acquire ran when the BLPOP returned, at least the reply's way back before it
+        // arrived; that way back is taken to be no longer than a whole round trip of the last
+        // acquire. The drift margin covers what this cannot.
+        attempt->valid_from = std::max(sent, steady_now() - last_round_trip_);
+    }
+    return attempt;
 }
 
 void LockClient::give_up_waiting(const CallFailure& abandoned) {

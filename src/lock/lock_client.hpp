@@ -42,7 +42,9 @@ public:
 
     // Blocks (BLPOP) on the wake-up list for up to `timeout`, with the acquire pipelined behind it:
     // Redis runs it the moment the BLPOP returns, token or not, which saves the round trip a waiter
-    // would otherwise make after waking. Abandoned when the connection's Wakeup asks; then
+    // would otherwise make after waking. A grant is returned even if the BLPOP failed; a BLPOP
+    // error without a grant is a failure. A wake-up token taken for nothing but a failure (or a
+    // foreign key) is passed on. Abandoned when the connection's Wakeup asks; then
     // give_up_waiting() must run.
     Expected<Attempt, redis::CallFailure> wait_then_acquire(Millis timeout);
 

@@ -186,6 +186,57 @@ test_a_signal_ignored_at_start_stays_ignored() {
     expect_eq "$(( 0x${mask:-0} & 1 ))" 1 "the command inherits the ignored SIGHUP (SigIgn $mask)"
 }
 
+
+test_a_grant_behind_a_failed_blpop_is_used_not_dropped() {
+    # The acquire pipelined behind a BLPOP runs whatever the BLPOP answers. Here the BLPOP fails
+    # (its wake-up key holds a string) in the very moment the lock is free: the acquire grants it,
+    # and that grant must be used (or released), never left held by a redlockrun that exited.
+    rcli set job $(( $(server_ms) + 60000 )) >/dev/null # a classic holder: rechecked every ~100 ms
+    start_bg waiter -w 30s -k job -- touch "$WORK/ran"
+    wait_for "the waiter to block" blocked_clients_are 1
+    kill -STOP "$waiter"
+    # Its BLPOP times out and the "busy" answer waits unread; meanwhile the lock becomes free and
+    # the wake-up key unusable, so the waiter's next BLPOP fails at once and its acquire wins.
+    wait_for "the waiter's BLPOP to time out" blocked_clients_are 0
+    rcli del job >/dev/null
+    rcli set '{job}:redlockrun:wake' not-a-list >/dev/null
+    kill -CONT "$waiter"
+    exit_of "$waiter"
+    expect_eq "$?" 0 "the waiter's exit status ($(cat "$WORK/waiter.err"))"
+    [ -e "$WORK/ran" ] || fail "the waiter's command did not run"
+    expect_eq "$(rcli exists job '{job}:redlockrun:owner')" 0 "no lock left behind"
+}
+
+test_a_blpop_error_without_a_grant_is_69_naming_the_key() {
+    rcli set job $(( $(server_ms) + 60000 )) >/dev/null
+    rcli set '{job}:redlockrun:wake' not-a-list >/dev/null
+    run_rlr -w 30s -k job -- touch "$WORK/ran"
+    expect_status 69
+    expect_contains "$err" "redlockrun: cannot wait on the wake-up list {job}:redlockrun:wake: Redis at 127.0.0.1:$REDIS_PORT answered with an error: WRONGTYPE" "message"
+    [ -e "$WORK/ran" ] && fail "the command ran"
+    expect_eq "$(rcli get '{job}:redlockrun:wake')" not-a-list "the wake-up key is left alone"
+}
+
+test_a_release_replaces_a_wake_up_key_of_another_type() {
+    # Someone wrote a string to the wake-up key while the lock was held. The release still releases,
+    # says so, and wakes the waiter at once.
+    start_bg holder -v -t 60s -k job -c "while [ ! -e '$WORK/go' ]; do sleep 0.02; done; redis-cli -p $REDIS_PORT set '{job}:redlockrun:wake' x >/dev/null; date +%s%3N >'$WORK/holder-end'"
+    wait_for "the holder" lock_held job
+    start_bg waiter -k job -c "date +%s%3N >'$WORK/waiter-start'"
+    wait_for "the waiter to block" blocked_clients_are 1
+    touch "$WORK/go"
+    exit_of "$holder"
+    expect_eq "$?" 0 "the holder's exit status"
+    local messages
+    messages=$(cat "$WORK/holder.err")
+    expect_contains "$messages" "redlockrun: released job after" "the release is reported"
+    expect_not_contains "$messages" "could not release" "the release is reported"
+    exit_of "$waiter" || fail "the waiter failed: $(cat "$WORK/waiter.err")"
+    local gap=$(($(cat "$WORK/waiter-start") - $(cat "$WORK/holder-end")))
+    expect_lt "$gap" 2500 "the waiter was woken by the release (gap in ms)"
+    expect_eq "$(rcli exists job '{job}:redlockrun:owner')" 0 "released"
+}
+
 test_mutual_exclusion_under_contention() {
     # 8 processes x 25 runs of a read-sleep-write increment: any overlap loses an increment.
     rcli set counter 0 >/dev/null

@@ -69,9 +69,19 @@ local function write_lock(ttl_ms, unit)
   return value, expiry
 end
 
--- Leaves one wake-up token for the longest-waiting BLPOP; never more than one.
+-- Leaves one wake-up token for the longest-waiting BLPOP; never more than one. A wake-up key of
+-- another type (someone else wrote to redlockrun's key) is replaced, as a grant replaces it: a
+-- release must not fail over it after deciding to release.
 local function push_wake()
-  if redis.call('RPUSH', wake_key, '1') > 1 then
+  local length = redis.pcall('RPUSH', wake_key, '1')
+  if type(length) == 'table' then
+    if not string.find(length['err'] or '', 'WRONGTYPE', 1, true) then
+      redis.call('RPUSH', wake_key, '1') -- any other error: raised as it would be without pcall
+    end
+    redis.call('DEL', wake_key)
+    length = redis.call('RPUSH', wake_key, '1')
+  end
+  if length > 1 then
     redis.call('LTRIM', wake_key, 0, 0)
   end
   redis.call('PEXPIRE', wake_key, wake_ttl_ms)

@@ -4,6 +4,8 @@ local lost = not_ours(ARGV[2])
 if lost then
   return lost
 end
-redis.call('DEL', lock_key, owner_key)
+-- The wake-up token first: should pushing it fail, the script stops before it has deleted
+-- anything, and the caller's "could not release" is true.
 push_wake()
+redis.call('DEL', lock_key, owner_key)
 return {'released'}
