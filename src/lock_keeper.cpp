@@ -1,5 +1,6 @@
 #include "lock_keeper.hpp"
 
+#include "lock/validity.hpp"
 #include "random_seed.hpp"
 
 #include <fmt/core.h>
@@ -8,19 +9,13 @@
 
 namespace redlockrun {
 
-Millis drift_margin(Millis ttl) {
-    return ttl / 50 + Millis{50};
-}
-
-SteadyTime validity_deadline(SteadyTime sent, Millis validity, Millis ttl) {
-    return sent + std::min(ttl, validity) - drift_margin(ttl);
-}
+using lock::validity_deadline;
 
 LockKeeper::LockKeeper(lock::LockClient& lock, const KeepPolicy& policy, SteadyTime valid_from,
                        Millis validity, const Logger& log)
     : lock_(lock), policy_(policy), log_(log),
       valid_until_(validity_deadline(valid_from, validity, policy.ttl)),
-      next_renewal_(valid_from + std::min(policy.ttl, validity) / 3), random_(random_seed()) {}
+      next_renewal_(lock::renewal_due(valid_from, validity, policy.ttl)), random_(random_seed()) {}
 
 Deadline LockKeeper::next_due() const {
     if (lost_) {

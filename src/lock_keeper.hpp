@@ -24,16 +24,6 @@ struct KeepPolicy {
     Millis kill_after{10000};
 };
 
-// How much earlier than the server's expiry the local deadline falls: covers clock-rate differences
-// between this machine and the server, and the time the command takes to stop.
-Millis drift_margin(Millis ttl);
-
-// The local deadline for a validity the server confirmed in answer to a request sent at `sent`. The
-// server counted from when it ran the script, after `sent`. Validity beyond the TTL (rounding up to
-// whole seconds) is not counted on; validity below it (a retried acquire that found the grant of an
-// earlier attempt) is.
-SteadyTime validity_deadline(SteadyTime sent, Millis validity, Millis ttl);
-
 class LockKeeper : public run::Watch {
 public:
     // valid_from: no later than when the server granted the lock (lock::Attempt); validity: what it

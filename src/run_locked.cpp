@@ -13,6 +13,7 @@
 #include <fmt/core.h>
 
 #include <climits>
+#include <poll.h>
 #include <unistd.h>
 
 extern char** environ;
@@ -41,6 +42,17 @@ public:
 
     int stop_signal() const { return stop_signal_; }
     void supervise(run::Supervisor* supervisor) { supervisor_ = supervisor; }
+
+    // Sleeps for up to `duration`, cut short by a signal that asks redlockrun to stop.
+    void pause(Millis duration) {
+        const SteadyTime until = steady_now() + duration;
+        while (stop_signal_ == 0 && steady_now() < until) {
+            pollfd readable{signals_.fd(), POLLIN, 0};
+            if (::poll(&readable, 1, poll_timeout(until, duration)) > 0) {
+                handle();
+            }
+        }
+    }
 
 private:
     run::SignalPipe& signals_;
@@ -118,9 +130,12 @@ int run_locked(const Options& options, const redis::ConnectionSettings& settings
     lock::LockClient lock(connection, std::move(*keys), make_identity(),
                           lock::LockParams{options.ttl, options.timestamp_unit});
 
-    const lock::WaitPolicy policy{!options.no_wait, options.wait};
-    auto outcome = lock::acquire_lock(
-        lock, policy, [&router] { return router.stop_signal(); }, log);
+    lock::WaitPolicy policy;
+    policy.wait = !options.no_wait;
+    policy.limit = options.wait;
+    const lock::Interruptions interruptions{[&router] { return router.stop_signal(); },
+                                            [&router](Millis d) { router.pause(d); }};
+    auto outcome = lock::acquire_lock(lock, policy, interruptions, log);
 
     if (auto* foreign = std::get_if<lock::Foreign>(&outcome)) {
         throw Fatal(ExitStatus::foreign_value, lock::describe_foreign(options.key, *foreign));
@@ -131,6 +146,14 @@ int run_locked(const Options& options, const redis::ConnectionSettings& settings
         log.notice("{} is held by {} for another {}{}", options.key, lock::describe_holder(busy),
                    format_duration(busy.remaining),
                    waited ? "; gave up after waiting " + format_duration(gave_up->waited) : "");
+        return options.conflict_exit_code;
+    }
+    if (auto* too_late = std::get_if<lock::TooLate>(&outcome)) {
+        log.notice("{} was granted, but could not be used before its validity ran out on this "
+                   "machine's clock (was redlockrun suspended?){}; nothing was left locked",
+                   options.key,
+                   options.wait ? "; gave up after waiting " + format_duration(too_late->waited)
+                                : "");
         return options.conflict_exit_code;
     }
     if (auto* stopped = std::get_if<lock::Stopped>(&outcome)) {

@@ -75,7 +75,6 @@ void LockClient::undo_if_granted(const CallFailure& failure, size_t acquire_inde
 Expected<Attempt, CallFailure> LockClient::acquire() {
     const SteadyTime sent = steady_now();
     auto reply = redis::run_script(connection_, scripts::acquire, keys_.all(), acquire_args());
-    last_round_trip_ = steady_now() - sent;
     if (!reply) {
         undo_if_granted(reply.error(), 0);
         return unexpected(std::move(reply.error()));
@@ -94,6 +93,8 @@ Expected<Attempt, CallFailure> LockClient::wait_then_acquire(Millis timeout) {
     redis::CallOptions options;
     options.server_wait = Millis{ms};
     options.abandon_on_wakeup = true;
+    // The acquire runs when the BLPOP returns, at some moment after this; its reply may then wait
+    // unread for any time. Its validity counts from here, the one moment known to come before it.
     const SteadyTime sent = steady_now();
     auto replies =
         connection_.call({{"BLPOP", keys_.wake, seconds},
@@ -121,12 +122,6 @@ Expected<Attempt, CallFailure> LockClient::wait_then_acquire(Millis timeout) {
                         fmt::format("cannot wait on the wake-up list {}: {}", keys_.wake,
                                     redis::explain_error_reply(woken, endpoint())),
                         {}});
-    }
-    if (attempt) {
-        // The acquire ran when the BLPOP returned, at least the reply's way back before it
-        // arrived; that way back is taken to be no longer than a whole round trip of the last
-        // acquire. The drift margin covers what this cannot.
-        attempt->valid_from = std::max(sent, steady_now() - last_round_trip_);
     }
     return attempt;
 }

@@ -25,8 +25,8 @@ struct LockParams {
     TimestampUnit unit = TimestampUnit::milliseconds;
 };
 
-// An answer to an acquire, with a time no later than when the server ran it: a grant's validity
-// counts from there.
+// An answer to an acquire, with the time its request was sent: no later than when the server ran
+// it, so a grant's validity counts from there (lock/validity.hpp).
 struct Attempt {
     AcquireAnswer answer;
     SteadyTime valid_from;
@@ -42,10 +42,10 @@ public:
 
     // Blocks (BLPOP) on the wake-up list for up to `timeout`, with the acquire pipelined behind it:
     // Redis runs it the moment the BLPOP returns, token or not, which saves the round trip a waiter
-    // would otherwise make after waking. A grant is returned even if the BLPOP failed; a BLPOP
-    // error without a grant is a failure. A wake-up token taken for nothing but a failure (or a
-    // foreign key) is passed on. Abandoned when the connection's Wakeup asks; then
-    // give_up_waiting() must run.
+    // would otherwise make after waking. Its validity counts from the send time of the pair. A
+    // grant is returned even if the BLPOP failed; a BLPOP error without a grant is a failure. A
+    // wake-up token taken for nothing but a failure (or a foreign key) is passed on. Abandoned
+    // when the connection's Wakeup asks; then give_up_waiting() must run.
     Expected<Attempt, redis::CallFailure> wait_then_acquire(Millis timeout);
 
     // After an abandoned wait_then_acquire(): its acquire may have run, and won, just before, and
@@ -59,6 +59,7 @@ public:
     Expected<StatusSnapshot, redis::CallFailure> status();
 
     const LockKeys& keys() const { return keys_; }
+    const LockParams& params() const { return params_; }
     const redis::Endpoint& endpoint() const { return connection_.endpoint(); }
 
 private:
@@ -78,7 +79,6 @@ private:
     Identity identity_;
     LockParams params_;
     std::string db_;
-    Millis last_round_trip_{0}; // of the last acquire: bounds how long a reply took to come back
 };
 
 } // namespace redlockrun::lock

@@ -1,7 +1,7 @@
 #include "lock/waiter.hpp"
 
-#include "clock.hpp"
 #include "fatal.hpp"
+#include "lock/validity.hpp"
 #include "random_seed.hpp"
 
 #include <algorithm>
@@ -13,9 +13,12 @@ namespace {
 
 using redis::CallFailure;
 
-// Failures worth one reconnect: the connection had worked and then broke or stalled.
-bool worth_retrying(const CallFailure& failure) {
-    return failure.kind == CallFailure::Kind::closed || failure.kind == CallFailure::Kind::io ||
+// Failures that say nothing about the lock, only that Redis could not be reached: worth
+// reconnecting for. The acquire script makes any retry safe: an earlier attempt's grant comes back
+// as granted again.
+bool unreachable(const CallFailure& failure) {
+    return failure.kind == CallFailure::Kind::connect ||
+           failure.kind == CallFailure::Kind::closed || failure.kind == CallFailure::Kind::io ||
            failure.kind == CallFailure::Kind::timed_out;
 }
 
@@ -28,67 +31,198 @@ std::string holder_text(const Busy& busy) {
     return busy.holder ? fmt::format("{} (fence {})", holder, busy.fence) : holder;
 }
 
-} // namespace
+// One run's wait for the lock.
+class Waiter {
+public:
+    Waiter(LockClient& lock, const WaitPolicy& policy, const Interruptions& interruptions,
+           const Logger& log)
+        : lock_(lock), policy_(policy), interruptions_(interruptions), log_(log),
+          start_(steady_now()), deadline_(start_ + policy.limit.value_or(max_duration)),
+          may_wait_(policy.wait && (!policy.limit || policy.limit->count() > 0)),
+          random_(random_seed()) {}
 
-WaitOutcome acquire_lock(LockClient& lock, const WaitPolicy& policy, const StopRequest& stop,
-                         const Logger& log) {
-    const SteadyTime start = steady_now();
-    // Waiting forever is a deadline far beyond any run.
-    const SteadyTime deadline = start + policy.limit.value_or(max_duration);
-    const bool may_wait = policy.wait && (!policy.limit || policy.limit->count() > 0);
-    std::minstd_rand random(random_seed());
+    WaitOutcome run();
+
+private:
+    using Try = Expected<Attempt, CallFailure>;
+
+    // A grant made ready to hand over: renewed first if its first renewal is due already. Nothing
+    // when its validity ran out on the local clock before that (the lock was then released, if it
+    // was still ours).
+    Expected<std::optional<Acquired>, CallFailure> ready(const Granted& grant, SteadyTime sent);
+    // Sits out a spell of Redis being unreachable: pauses before the next attempt, or ends the
+    // wait. A signal during the pause stops it.
+    std::optional<Stopped> ride_out(const CallFailure& failure);
+    void reachable_again();
+    Millis waited() const { return steady_now() - start_; }
+    bool time_left() const { return may_wait_ && steady_now() < deadline_; }
+    const std::string& key() const { return lock_.keys().lock; }
+
+    LockClient& lock_;
+    const WaitPolicy& policy_;
+    const Interruptions& interruptions_;
+    const Logger& log_;
+    const SteadyTime start_;
+    const SteadyTime deadline_; // waiting forever is a deadline far beyond any run
+    const bool may_wait_;
+    std::minstd_rand random_;
+    bool answered_ = false; // Redis has answered once in this run
+    bool announced_ = false;
+    std::optional<SteadyTime> unreachable_since_;
+    bool outage_noticed_ = false;
+    Millis reconnect_delay_{0};
+};
+
+WaitOutcome Waiter::run() {
     std::uniform_int_distribution<int> jitter_ms(0, 50);
-    bool retried = false;
-    bool announced = false;
-
-    auto attempt = lock.acquire();
+    Try attempt = lock_.acquire();
     for (;;) {
         if (!attempt) {
             const CallFailure& failure = attempt.error();
             if (failure.kind == CallFailure::Kind::abandoned) {
-                lock.give_up_waiting(failure);
-                return Stopped{stop()};
+                lock_.give_up_waiting(failure);
+                return Stopped{interruptions_.stop()};
             }
-            if (worth_retrying(failure) && !retried) {
-                retried = true;
-                attempt = lock.acquire(); // on a new connection
-                continue;
+            if (!answered_ || !may_wait_ || !unreachable(failure)) {
+                unavailable(failure);
             }
-            unavailable(failure);
+            if (auto stopped = ride_out(failure)) {
+                return *stopped;
+            }
+            attempt = lock_.acquire(); // on a new connection
+            continue;
         }
-        retried = false;
+        answered_ = true;
+        reachable_again();
         const AcquireAnswer& answer = attempt->answer;
-        if (int signal_number = stop()) {
+        if (int signal_number = interruptions_.stop()) {
             if (std::holds_alternative<Granted>(answer)) {
-                lock.release();
+                lock_.release();
             }
             return Stopped{signal_number};
         }
-        const Millis waited = steady_now() - start;
         if (auto* granted = std::get_if<Granted>(&answer)) {
-            return Acquired{*granted, waited, attempt->valid_from};
+            auto acquired = ready(*granted, attempt->valid_from);
+            if (!acquired) {
+                attempt = unexpected(std::move(acquired.error()));
+                continue;
+            }
+            if (*acquired) {
+                return **acquired;
+            }
+            if (!time_left()) {
+                return TooLate{waited()};
+            }
+            attempt = lock_.acquire();
+            continue;
         }
         if (auto* foreign = std::get_if<Foreign>(&answer)) {
             return *foreign;
         }
         if (auto* exhausted = std::get_if<FencesExhausted>(&answer)) {
             throw Fatal(ExitStatus::unavailable,
-                        describe_exhausted(lock.keys().lock, lock.keys().fence, *exhausted));
+                        describe_exhausted(key(), lock_.keys().fence, *exhausted));
         }
         const Busy& busy = std::get<Busy>(answer);
-        if (!may_wait || steady_now() >= deadline) {
-            return GaveUp{busy, waited};
+        if (!time_left()) {
+            return GaveUp{busy, waited()};
         }
-        if (!announced) {
-            log.info("{} is held by {} for another {}; waiting", lock.keys().lock,
-                     holder_text(busy), format_duration(busy.remaining));
-            announced = true;
+        if (!announced_) {
+            log_.info("{} is held by {} for another {}; waiting", key(), holder_text(busy),
+                      format_duration(busy.remaining));
+            announced_ = true;
         }
-        const Millis cap = busy.holder ? policy.longest_block : policy.classic_recheck;
-        Millis block = std::min(busy.remaining, cap) + Millis{jitter_ms(random)};
-        block = std::min(block, deadline - steady_now());
-        attempt = lock.wait_then_acquire(std::max(block, Millis{1}));
+        const Millis cap = busy.holder ? policy_.longest_block : policy_.classic_recheck;
+        Millis block = std::min(busy.remaining, cap) + Millis{jitter_ms(random_)};
+        block = std::min(block, deadline_ - steady_now());
+        attempt = lock_.wait_then_acquire(std::max(block, Millis{1}));
     }
+}
+
+Expected<std::optional<Acquired>, CallFailure> Waiter::ready(const Granted& grant,
+                                                             SteadyTime sent) {
+    const Millis ttl = lock_.params().ttl;
+    Acquired acquired{grant, Millis{0}, sent};
+    const SteadyTime usable_until = validity_deadline(sent, grant.validity, ttl);
+    if (steady_now() >= renewal_due(sent, grant.validity, ttl) && steady_now() < usable_until) {
+        // The BLPOP blocked, or the reply waited unread, for a third of the validity or more: the
+        // command would start with its first renewal overdue.
+        log_.info("renewing {} before the command starts: it was requested {} ago", key(),
+                  format_duration(steady_now() - sent));
+        const SteadyTime renewal_sent = steady_now();
+        auto renewal = lock_.renew(usable_until);
+        if (!renewal) {
+            return unexpected(std::move(renewal.error()));
+        }
+        if (auto* lost = std::get_if<Lost>(&*renewal)) {
+            log_.info("{} was lost before the command could start: {}", key(), describe(*lost));
+            return std::optional<Acquired>{};
+        }
+        const auto& renewed = std::get<Renewed>(*renewal);
+        acquired.grant.value = renewed.value;
+        acquired.grant.validity = renewed.validity;
+        acquired.valid_from = renewal_sent;
+    }
+    if (steady_now() >= validity_deadline(acquired.valid_from, acquired.grant.validity, ttl)) {
+        // Never start the command on a grant that cannot be counted on any more; the lock may well
+        // be someone else's by now, and the release below deletes nothing that is not ours.
+        log_.info("{} was granted, but its validity ran out on this machine's clock {} after it "
+                  "was requested, before the command could start; releasing it",
+                  key(), format_duration(steady_now() - acquired.valid_from));
+        lock_.release();
+        return std::optional<Acquired>{};
+    }
+    acquired.waited = waited();
+    return std::optional<Acquired>{acquired};
+}
+
+std::optional<Stopped> Waiter::ride_out(const CallFailure& failure) {
+    const SteadyTime now = steady_now();
+    if (!unreachable_since_) {
+        unreachable_since_ = now;
+        reconnect_delay_ = policy_.first_reconnect_delay;
+        log_.info("{}; reconnecting, to keep waiting for {}", failure.message, key());
+    } else if (!outage_noticed_ && now - *unreachable_since_ >= policy_.outage_notice_after) {
+        outage_noticed_ = true;
+        log_.notice("Redis has been unreachable for {} while waiting for {} ({}); still trying",
+                    format_duration(now - *unreachable_since_), key(), failure.message);
+    }
+    if (now >= deadline_) {
+        throw Fatal(ExitStatus::unavailable,
+                    fmt::format("gave up waiting for {} after {}: Redis was unreachable for the "
+                                "last {} ({})",
+                                key(), format_duration(waited()),
+                                format_duration(now - *unreachable_since_), failure.message));
+    }
+    std::uniform_int_distribution<long long> jittered(reconnect_delay_.count() / 2,
+                                                      reconnect_delay_.count());
+    interruptions_.pause(std::min(Millis{jittered(random_)}, deadline_ - now));
+    reconnect_delay_ = std::min(reconnect_delay_ * 2, policy_.longest_reconnect_delay);
+    if (int signal_number = interruptions_.stop()) {
+        return Stopped{signal_number};
+    }
+    return std::nullopt;
+}
+
+void Waiter::reachable_again() {
+    if (!unreachable_since_) {
+        return;
+    }
+    const Millis outage = steady_now() - *unreachable_since_;
+    if (outage_noticed_) {
+        log_.notice("reached Redis again after {}", format_duration(outage));
+    } else {
+        log_.info("reached Redis again after {}", format_duration(outage));
+    }
+    unreachable_since_.reset();
+    outage_noticed_ = false;
+}
+
+} // namespace
+
+WaitOutcome acquire_lock(LockClient& lock, const WaitPolicy& policy,
+                         const Interruptions& interruptions, const Logger& log) {
+    return Waiter(lock, policy, interruptions, log).run();
 }
 
 } // namespace redlockrun::lock

@@ -2,6 +2,15 @@
 // a release pushes to, so a waiter wakes the moment the lock is free; a holder that crashed is
 // caught by the BLPOP timeout (the holder's remaining validity, plus jitter, capped). Nothing
 // polls.
+//
+// A grant is handed over only while it can be counted on: its validity counts from the send time of
+// the request the server granted (lock/validity.hpp). A grant whose first renewal is already due
+// by then is renewed first, and one whose validity has run out on the local clock (redlockrun was
+// paused, the machine stalled) is released, if it is still ours, and waited for again.
+//
+// A wait survives a lost connection or a restarted server: once Redis has answered, a broken
+// connection is reconnected with jittered backoff for as long as the wait allows. Only the run's
+// first request fails at once.
 #pragma once
 
 #include "clock.hpp"
@@ -21,12 +30,18 @@ struct WaitPolicy {
     // A client of the classic algorithm releases with a plain DEL, which wakes no one: a lock it
     // holds is checked again this often.
     Millis classic_recheck{100};
+    // Reconnecting while Redis is unreachable: jittered delays that double from the first to the
+    // longest, so that waiters neither hammer a restarting server nor reconnect in step.
+    Millis first_reconnect_delay{100};
+    Millis longest_reconnect_delay{2000};
+    // How long Redis may stay unreachable during a wait before a notice says so (-v says at once).
+    Millis outage_notice_after{10000};
 };
 
 struct Acquired {
-    Granted grant;
+    Granted grant; // its validity as last confirmed: by the grant, or by a renewal before the start
     Millis waited{0};
-    SteadyTime valid_from; // the grant's validity counts from here (Attempt::valid_from)
+    SteadyTime valid_from; // the send time of the request that confirmed that validity
 };
 
 struct GaveUp {
@@ -34,20 +49,33 @@ struct GaveUp {
     Millis waited{0};
 };
 
+// The lock was granted, but its validity ran out on the local clock before the command could start
+// (redlockrun was suspended or starved), and the wait allowed no further attempt. Nothing is left
+// locked.
+struct TooLate {
+    Millis waited{0};
+};
+
 struct Stopped {
     int signal_number = 0;
 };
 
-using WaitOutcome = std::variant<Acquired, GaveUp, Foreign, Stopped>;
+using WaitOutcome = std::variant<Acquired, GaveUp, TooLate, Foreign, Stopped>;
 
-// Returns the signal that asks redlockrun to stop, or 0. The lock client's connection is expected
-// to abandon a BLPOP when such a signal arrives.
-using StopRequest = std::function<int()>;
+// What the wait needs from the run around it. The lock client's connection is expected to abandon a
+// BLPOP when a signal asks redlockrun to stop.
+struct Interruptions {
+    // The signal that asks redlockrun to stop, or 0.
+    std::function<int()> stop;
+    // Sleeps for up to the duration; returns early when a signal arrives.
+    std::function<void(Millis)> pause;
+};
 
-// Redis failures end the run: Fatal(unavailable). A connection that breaks after it has worked is
-// reconnected once; the acquire script makes the retry safe. A wait abandoned for a signal leaves
-// nothing behind (LockClient::give_up_waiting).
-WaitOutcome acquire_lock(LockClient& lock, const WaitPolicy& policy, const StopRequest& stop,
-                         const Logger& log);
+// Redis failures before Redis has answered once, and errors it answers with, end the run:
+// Fatal(unavailable); so does a fence counter that is used up. A wait that runs out while Redis is
+// unreachable is Fatal(unavailable) too, saying for how long it was. A wait abandoned for a signal
+// leaves nothing behind (LockClient::give_up_waiting).
+WaitOutcome acquire_lock(LockClient& lock, const WaitPolicy& policy,
+                         const Interruptions& interruptions, const Logger& log);
 
 } // namespace redlockrun::lock

@@ -89,6 +89,46 @@ start_redis() {
     exit 1
 }
 
+# restart_redis PREFIX [redis-server options...]
+# Kills PREFIX's server with SIGKILL, as a crash would (it keeps no data), and starts a new one on
+# the same port and unix socket, with the options given here; sets PREFIX_PID. Clients that were
+# connected find their connections broken.
+restart_redis() {
+    local prefix=$1
+    shift
+    local pid_var="${prefix}_PID" port_var="${prefix}_PORT" sock_var="${prefix}_SOCK"
+    local old_pid=${!pid_var} port=${!port_var} sock=${!sock_var}
+    kill -KILL "$old_pid" 2>/dev/null
+    wait "$old_pid" 2>/dev/null
+    while alive "$old_pid"; do
+        sleep 0.01
+    done
+    local attempt pid tries
+    for attempt in $(seq 1 20); do
+        redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no \
+            --unixsocket "$sock" --unixsocketperm 700 --dir "$WORK" \
+            --logfile "$WORK/$prefix.log" "$@" </dev/null >/dev/null 2>&1 &
+        pid=$!
+        for tries in $(seq 1 100); do
+            if ! alive "$pid"; then
+                break
+            fi
+            if redis-cli -s "$sock" ping 2>/dev/null | grep -q -e PONG -e NOAUTH; then
+                SERVER_PIDS+=("$pid")
+                printf -v "$pid_var" '%s' "$pid"
+                return 0
+            fi
+            sleep 0.02
+        done
+        kill -KILL "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+        sleep 0.1
+    done
+    echo "FATAL: could not restart redis-server on port $port; the end of its log:" >&2
+    tail -n 3 "$WORK/$prefix.log" >&2
+    exit 1
+}
+
 # The default server every test file uses.
 start_redis REDIS
 export REDLOCKRUN_URL="redis://127.0.0.1:$REDIS_PORT"

@@ -1,10 +1,11 @@
-#include "lock_keeper.hpp"
+#include "lock/validity.hpp"
 
 #include <doctest/doctest.h>
 
 using namespace redlockrun;
+using namespace redlockrun::lock;
 
-TEST_CASE("lock keeper: the drift margin grows with the TTL") {
+TEST_CASE("validity: the drift margin grows with the TTL") {
     CHECK(drift_margin(Millis{100}) == Millis{52});
     CHECK(drift_margin(Millis{1000}) == Millis{70});
     CHECK(drift_margin(Millis{30000}) == Millis{650});
@@ -14,7 +15,7 @@ TEST_CASE("lock keeper: the drift margin grows with the TTL") {
     }
 }
 
-TEST_CASE("lock keeper: the deadline counts from the request, never past what the server granted") {
+TEST_CASE("validity: the deadline counts from the request, never past what the server granted") {
     const SteadyTime sent{Millis{1'000'000}};
     const Millis ttl{30000};
     // A fresh grant: the full TTL.
@@ -23,4 +24,13 @@ TEST_CASE("lock keeper: the deadline counts from the request, never past what th
     CHECK(validity_deadline(sent, Millis{12000}, ttl) == sent + Millis{12000} - drift_margin(ttl));
     // Rounded up to whole seconds on the server: the extra is not counted on.
     CHECK(validity_deadline(sent, Millis{30900}, ttl) == sent + ttl - drift_margin(ttl));
+}
+
+TEST_CASE("validity: a renewal is due a third of the way through what was granted") {
+    const SteadyTime sent{Millis{1'000'000}};
+    const Millis ttl{30000};
+    CHECK(renewal_due(sent, ttl, ttl) == sent + Millis{10000});
+    CHECK(renewal_due(sent, Millis{12000}, ttl) == sent + Millis{4000});
+    CHECK(renewal_due(sent, Millis{30900}, ttl) == sent + Millis{10000});
+    CHECK(renewal_due(sent, ttl, ttl) < validity_deadline(sent, ttl, ttl));
 }

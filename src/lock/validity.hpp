@@ -1,0 +1,25 @@
+// How long a grant or a renewal can be counted on, on this machine's monotonic clock (DESIGN §2,
+// §3). The server counts a lock's validity from the moment it ran the script; all this machine
+// knows of that moment is that it came after the request was sent. So validity is counted from a
+// send time, never from a reply's arrival: a reply can sit unread for any time (a paused process, a
+// stalled VM, swapping), and counting from its arrival could start a command after the lock
+// expired.
+#pragma once
+
+#include "clock.hpp"
+
+namespace redlockrun::lock {
+
+// How much earlier than the server's expiry the local deadline falls: covers clock-rate differences
+// between this machine and the server, and the time the command takes to stop.
+Millis drift_margin(Millis ttl);
+
+// The local deadline for a validity the server confirmed in answer to a request sent at `sent`.
+// Validity beyond the TTL (rounding up to whole seconds) is not counted on; validity below it (a
+// retried acquire that found the grant of an earlier attempt) is.
+SteadyTime validity_deadline(SteadyTime sent, Millis validity, Millis ttl);
+
+// When such a grant or renewal is next due for renewal: a third of its validity after it was sent.
+SteadyTime renewal_due(SteadyTime sent, Millis validity, Millis ttl);
+
+} // namespace redlockrun::lock

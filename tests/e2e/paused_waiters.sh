@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# A waiter that is paused (SIGSTOP here; a stalled VM or swapping alike) while its grant's reply
+# waits unread must never start its command on a grant that may have expired: validity counts from
+# the time the request was sent, the grant is renewed before the start when little of it is left,
+# and released and waited for again when none is.
+. "$(dirname "$0")/lib.sh"
+
+# holding NAME SECONDS: a command that appends "NAME start NS" and, when it ends (or SIGTERM ends
+# it), "NAME end NS" to $WORK/records.
+holding() {
+    local name=$1 seconds=$2 records="$WORK/records"
+    echo "echo $name start \$(date +%s%N) >>'$records'; trap 'echo $name end \$(date +%s%N) >>$records; exit 143' TERM; sleep $seconds & wait; echo $name end \$(date +%s%N) >>'$records'"
+}
+
+# Fails unless every holder in $WORK/records ended, and no two of them ran at the same time.
+expect_no_overlap() {
+    local verdict
+    verdict=$(awk '
+        $2 == "start" { start[$1] = $3 }
+        $2 == "end" { end_[$1] = $3 }
+        END {
+            for (a in start) {
+                if (!(a in end_)) { print a " never ended"; exit }
+                for (b in start) {
+                    if (a < b && (b in end_) && start[a] < end_[b] && start[b] < end_[a]) {
+                        print a " and " b " held the lock at the same time"; exit
+                    }
+                }
+            }
+        }' "$WORK/records")
+    [ -z "$verdict" ] || fail "$verdict: $(tr '\n' ' ' <"$WORK/records")"
+}
+
+# The time of NAME's EVENT in the records, in nanoseconds.
+record() {
+    [ -e "$WORK/records" ] || return 0
+    awk -v name="$1" -v event="$2" '$1 == name && $2 == event { print $3; exit }' "$WORK/records"
+}
+recorded() { [ -n "$(record "$1" "$2")" ]; }
+
+owner_is() { [ "$(rcli hget '{job}:redlockrun:owner' pid)" = "$1" ]; }
+
+# A holds the lock; B waits for it and is stopped while blocked; A's release grants B the lock,
+# whose reply B cannot read. Sets a and b.
+grant_to_a_stopped_waiter() { # B_OPTIONS [B_SECONDS]
+    local b_options=$1
+    start_bg a -t 3s -k job -c "while [ ! -e '$WORK/release-a' ]; do sleep 0.02; done"
+    wait_for "A to hold the lock" lock_held job
+    # shellcheck disable=SC2086 # the options are words
+    start_bg b $b_options -t 3s -k job -c "$(holding B "${2:-1}")"
+    wait_for "B to block" blocked_clients_are 1
+    kill -STOP "$b"
+    touch "$WORK/release-a"
+    wait_for "A's release to grant B the lock" owner_is "$b"
+}
+
+test_a_waiter_continued_after_its_grant_expired_waits_for_the_next_holder() {
+    local b_options
+    for b_options in "" "--no-renew"; do
+        rcli flushall >/dev/null
+        rm -f "$WORK/records" "$WORK/release-a"
+        grant_to_a_stopped_waiter "$b_options"
+        exit_of "$a" || fail "A failed: $(cat "$WORK/a.err")"
+        # B's grant expires on the server 3 s after A's release; C, waiting meanwhile, takes over.
+        start_bg c -t 3s -k job -c "$(holding C 1.5)"
+        wait_for "C to take over B's expired grant" owner_is "$c"
+        wait_for "C's command" recorded C start
+        kill -CONT "$b"
+        exit_of "$c" || fail "C failed ($b_options): $(cat "$WORK/c.err")"
+        exit_of "$b"
+        expect_eq "$?" 0 "B's exit status ($b_options): $(cat "$WORK/b.err")"
+        expect_no_overlap
+        expect_ge "$(record B start)" "$(record C end)" "B ran after C ($b_options)"
+        expect_eq "$(rcli exists job)" 0 "nothing left locked ($b_options)"
+    done
+}
+
+test_a_waiter_continued_with_little_of_its_grant_left_renews_it_first() {
+    # With --no-renew nothing else would renew it: B's command would run on after the server let
+    # its key expire, while C took the lock.
+    grant_to_a_stopped_waiter "--no-renew" 2
+    exit_of "$a" || fail "A failed: $(cat "$WORK/a.err")"
+    sleep 1.2 # more than a third of B's TTL is gone, and less than its command needs is left
+    start_bg c -t 3s -k job -c "$(holding C 0.5)"
+    wait_for "C to block" blocked_clients_are 1
+    kill -CONT "$b"
+    exit_of "$b"
+    expect_eq "$?" 0 "B's exit status: $(cat "$WORK/b.err")"
+    exit_of "$c" || fail "C failed: $(cat "$WORK/c.err")"
+    expect_no_overlap
+}
+
+test_a_waiter_whose_wait_ran_out_while_paused_gives_up_with_75() {
+    grant_to_a_stopped_waiter "-w 2s"
+    exit_of "$a" || fail "A failed: $(cat "$WORK/a.err")"
+    start_bg c -t 3s -k job -c "$(holding C 1)"
+    wait_for "C to take over B's expired grant" owner_is "$c"
+    kill -CONT "$b"
+    exit_of "$b"
+    expect_eq "$?" 75 "B's exit status"
+    expect_contains "$(cat "$WORK/b.err")" "redlockrun: job was granted, but could not be used before its validity ran out on this machine's clock (was redlockrun suspended?); gave up after waiting" "message"
+    recorded B start && fail "B's command ran"
+    exit_of "$c" || fail "C failed: $(cat "$WORK/c.err")"
+    expect_eq "$(rcli exists job)" 0 "nothing left locked"
+}
+
+run_tests
