@@ -108,6 +108,10 @@ WaitOutcome Waiter::run() {
                 continue;
             }
             if (*acquired) {
+                if (int signal_number = interruptions_.stop()) { // while it renewed
+                    lock_.release();
+                    return Stopped{signal_number};
+                }
                 return **acquired;
             }
             if (!time_left()) {
@@ -152,6 +156,7 @@ Expected<std::optional<Acquired>, CallFailure> Waiter::ready(const Granted& gran
         const SteadyTime renewal_sent = steady_now();
         auto renewal = lock_.renew(usable_until);
         if (!renewal) {
+            lock_.release(); // best effort: a grant that will not be used is not left behind
             return unexpected(std::move(renewal.error()));
         }
         if (auto* lost = std::get_if<Lost>(&*renewal)) {
