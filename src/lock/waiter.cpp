@@ -15,12 +15,13 @@ using redis::CallFailure;
 
 // Failures worth one reconnect: the connection had worked and then broke or stalled.
 bool worth_retrying(const CallFailure& failure) {
-    return failure.kind == CallFailure::Kind::closed || failure.kind == CallFailure::Kind::io ||
-           failure.kind == CallFailure::Kind::timed_out;
+    return failure.connection_had_worked &&
+           (failure.kind == CallFailure::Kind::closed || failure.kind == CallFailure::Kind::io ||
+            failure.kind == CallFailure::Kind::timed_out);
 }
 
 [[noreturn]] void unavailable(const CallFailure& failure) {
-    throw Fatal(ExitStatus::unavailable, failure.message);
+    throw Fatal(redis::exit_status_of(failure), failure.message);
 }
 
 std::string holder_text(const Busy& busy) {
