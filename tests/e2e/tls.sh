@@ -111,6 +111,20 @@ test_a_release_after_the_server_closed_an_idle_connection() {
     expect_eq "$(redis-cli -s "$IDLE_SOCK" pttl idle)" -2 "released after the renewals"
 }
 
+# A proxy that forgets idle connections resets the release's: it goes out again, over a new
+# handshake (tests/e2e/idle_proxy.py).
+test_a_release_through_a_proxy_that_resets_idle_connections() {
+    before_each
+    python3 "$(dirname "$0")/idle_proxy.py" 0 "$TLS_PORT" 1 drop "$WORK/proxy" 2>"$WORK/proxy.log" &
+    BACKGROUND_PIDS+=("$!")
+    wait_for "the proxy" test -s "$WORK/proxy"
+    run_rlr -u "rediss://127.0.0.1:$(cat "$WORK/proxy")" "${CA[@]}" -k job -- sleep 2
+    expect_status 0
+    expect_eq "$err" "" "stderr"
+    expect_eq "$(wc -l <"$WORK/proxy.resets")" 1 "the release met the reset"
+    expect_eq "$(tls_cli pttl job)" -2 "the lock is released"
+}
+
 test_the_server_name_is_verified() {
     before_each
     run_rlr -u "$TLS_URL" "${CA[@]}" --tls-server-name redis.example.com -k job -- touch "$WORK/ran"
