@@ -4,6 +4,7 @@
 #include "fatal.hpp"
 #include "log.hpp"
 #include "redis/settings.hpp"
+#include "run/standard_fds.hpp"
 #include "run_locked.hpp"
 #include "status_report.hpp"
 
@@ -50,6 +51,10 @@ int act(const CommandLine& line, Logger& log) {
 } // namespace
 
 int main_entry(int argc, const char* const* argv) {
+    // Before anything opens a descriptor, the logger's stderr above all.
+    if (!run::open_closed_standard_fds()) {
+        return to_int(ExitStatus::os_error);
+    }
     Logger log;
     try {
         return act(parse_command_line(argc, argv), log);

@@ -42,15 +42,24 @@ void LockKeeper::renew(run::Supervisor& supervisor) {
     const SteadyTime sent = steady_now();
     auto answer = lock_.renew(valid_until_);
     if (!answer) {
-        if (!failing_since_) {
+        const bool first_failure = !failing_since_;
+        if (first_failure) {
             failing_since_ = sent;
+        }
+        last_error_ = answer.error().message;
+        // What is left is counted from now, after the attempt, which may have used up the rest.
+        const SteadyTime now = steady_now();
+        if (now >= valid_until_) {
+            declare_lost(why_deadline_passed(), supervisor);
+            return;
+        }
+        if (first_failure) {
             log_.notice("cannot renew {}: {}; retrying for up to {}", key, answer.error().message,
-                        format_duration(valid_until_ - sent));
+                        format_duration(valid_until_ - now));
         } else {
             log_.info("renewing {} failed again: {}", key, answer.error().message);
         }
-        last_error_ = answer.error().message;
-        next_renewal_ = steady_now() + retry_delay();
+        next_renewal_ = now + retry_delay();
         return;
     }
     if (auto* lost = std::get_if<lock::Lost>(&*answer)) {

@@ -68,7 +68,7 @@ int show_status(const std::string& key, const redis::ConnectionSettings& setting
     lock::LockClient client(connection, std::move(*keys), lock::Identity{}, lock::LockParams{});
     auto snapshot = client.status();
     if (!snapshot) {
-        throw Fatal(ExitStatus::unavailable, snapshot.error().message);
+        throw Fatal(redis::exit_status_of(snapshot.error()), snapshot.error().message);
     }
     StatusReport report = describe_status(key, *snapshot);
     if (report.exit_status == to_int(ExitStatus::foreign_value)) {

@@ -156,7 +156,20 @@ Expected<RenewAnswer, CallFailure> LockClient::renew(const Deadline& not_after) 
 }
 
 Expected<ReleaseAnswer, CallFailure> LockClient::release() {
-    return run(scripts::release, {identity_.token}, decode_release);
+    const unsigned resends = connection_.resends();
+    auto answer = run(scripts::release, {identity_.token}, decode_release);
+    if (answer && connection_.resends() != resends) {
+        // Sent twice: the first may have run, deleting key and owner record together, and only
+        // its answer been lost. "Gone" is then its work. The other way to "gone" is an expiry,
+        // which the keeper reports itself: its deadline falls before the server's expiry. Any
+        // other "not ours" is not what a release leaves behind, and stands (a waiter that takes
+        // the lock between the two is thus reported as a loss: wrong, but on the safe side).
+        const auto* lost = std::get_if<Lost>(&*answer);
+        if (lost && lost->reason == LossReason::gone) {
+            return ReleaseAnswer{Released{}};
+        }
+    }
+    return answer;
 }
 
 Expected<StatusSnapshot, CallFailure> LockClient::status() {

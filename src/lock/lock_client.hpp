@@ -55,6 +55,8 @@ public:
 
     // Gives up at not_after: a renewal that answers after the lock's validity is worthless.
     Expected<RenewAnswer, redis::CallFailure> renew(const Deadline& not_after);
+    // A release that the connection had to send twice (connection.hpp) and that finds the lock
+    // gone counts as released: the first one ran, and only its answer was lost.
     Expected<ReleaseAnswer, redis::CallFailure> release();
     Expected<StatusSnapshot, redis::CallFailure> status();
 

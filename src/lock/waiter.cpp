@@ -23,7 +23,7 @@ bool unreachable(const CallFailure& failure) {
 }
 
 [[noreturn]] void unavailable(const CallFailure& failure) {
-    throw Fatal(ExitStatus::unavailable, failure.message);
+    throw Fatal(redis::exit_status_of(failure), failure.message);
 }
 
 std::string holder_text(const Busy& busy) {

@@ -8,6 +8,11 @@
 
 namespace redlockrun::redis {
 
+ExitStatus exit_status_of(const CallFailure& failure) {
+    return failure.kind == CallFailure::Kind::system ? ExitStatus::os_error
+                                                     : ExitStatus::unavailable;
+}
+
 Connection::Connection(ConnectionSettings settings, const Wakeup* wakeup)
     : settings_(std::move(settings)), wakeup_(wakeup) {}
 
@@ -26,7 +31,8 @@ CallFailure Connection::fail(CallFailure::Kind kind, std::string message) {
 Expected<bool, CallFailure> Connection::connect(const CallOptions& options) {
     const Wakeup guarded{wakeup_ ? wakeup_->fd : -1,
                          [&] { return wakeup_->handle() && options.abandon_on_wakeup; }};
-    const Deadline deadline = earliest(steady_now() + settings_.connect_timeout, options.not_after);
+    const SteadyTime started = steady_now();
+    const SteadyTime deadline = earliest(started + settings_.connect_timeout, options.not_after);
     auto stream = connect_stream(settings_.endpoint, settings_.tls.get(), deadline,
                                  wakeup_ ? &guarded : nullptr);
     if (!stream) {
@@ -34,13 +40,17 @@ Expected<bool, CallFailure> Connection::connect(const CallOptions& options) {
         if (failure.kind == ConnectFailure::Kind::abandoned) {
             return unexpected(fail(CallFailure::Kind::abandoned, "interrupted while connecting"));
         }
-        std::string reason = failure.kind == ConnectFailure::Kind::timed_out
-                                 ? fmt::format("{} within {}", failure.message,
-                                               format_duration(settings_.connect_timeout))
-                                 : failure.message;
-        return unexpected(
-            fail(CallFailure::Kind::connect, fmt::format("cannot connect to Redis at {}: {}",
-                                                         settings_.endpoint.display(), reason)));
+        // The time it was given, which a caller's own deadline may have made shorter than
+        // --connect-timeout.
+        std::string reason =
+            failure.kind == ConnectFailure::Kind::timed_out
+                ? fmt::format("{} within {}", failure.message, format_duration(deadline - started))
+                : failure.message;
+        return unexpected(fail(failure.kind == ConnectFailure::Kind::system
+                                   ? CallFailure::Kind::system
+                                   : CallFailure::Kind::connect,
+                               fmt::format("cannot connect to Redis at {}: {}",
+                                           settings_.endpoint.display(), reason)));
     }
     stream_ = std::move(*stream);
     decoder_ = std::make_unique<ReplyDecoder>();
@@ -116,6 +126,29 @@ bool Connection::read_available(CallFailure& failure) {
 
 Expected<std::vector<Reply>, CallFailure> Connection::call(const std::vector<Command>& commands,
                                                            const CallOptions& options) {
+    if (stream_ && peer_has_closed(stream_->fd())) {
+        // Closed while idle: nothing of this call has gone out, so a new connection is all it
+        // takes, and the request is sent once.
+        close();
+    }
+    const bool had_worked = stream_ != nullptr;
+    auto replies = attempt(commands, options);
+    if (!replies && had_worked &&
+        (replies.error().kind == CallFailure::Kind::closed ||
+         replies.error().kind == CallFailure::Kind::io)) {
+        // Broken once the request had gone out (a reset from a proxy that forgot the connection):
+        // once more, on a new connection. Its failure is that of a connection that never worked.
+        ++resends_;
+        return attempt(commands, options);
+    }
+    if (!replies) {
+        replies.error().connection_had_worked = had_worked;
+    }
+    return replies;
+}
+
+Expected<std::vector<Reply>, CallFailure> Connection::attempt(const std::vector<Command>& commands,
+                                                              const CallOptions& options) {
     if (!stream_) {
         if (auto connected = connect(options); !connected) {
             return unexpected(connected.error());
@@ -137,7 +170,7 @@ Expected<std::vector<Reply>, CallFailure> Connection::call(const std::vector<Com
                          [&] { return wakeup_->handle() && options.abandon_on_wakeup; }};
     const SteadyTime started = steady_now();
     const Millis patience = settings_.connect_timeout + options.server_wait;
-    const Deadline deadline = earliest(started + patience, options.not_after);
+    const SteadyTime deadline = earliest(started + patience, options.not_after);
     size_t written = 0;
     while (received_.size() < expected) {
         while (written < out.size()) {
@@ -167,10 +200,11 @@ Expected<std::vector<Reply>, CallFailure> Connection::call(const std::vector<Com
             }
             continue;
         case Readiness::timed_out:
-            return unexpected(
-                fail(CallFailure::Kind::timed_out,
-                     fmt::format("Redis at {} did not answer within {}",
-                                 settings_.endpoint.display(), format_duration(patience))));
+            // The time it waited: a caller's deadline (a renewal's) may have cut it short.
+            return unexpected(fail(CallFailure::Kind::timed_out,
+                                   fmt::format("Redis at {} did not answer within {}",
+                                               settings_.endpoint.display(),
+                                               format_duration(deadline - started))));
         case Readiness::abandoned: {
             // Keep what has arrived already: a BLPOP may have taken a wake-up token that must be
             // passed on.

@@ -1,8 +1,17 @@
 // One connection to Redis. It connects on first use and sends AUTH/SELECT in the same write as the
 // first request, so an uncontended run costs one round trip per request. Every call is bounded by a
 // deadline, and may be abandoned when the Wakeup asks (a signal while waiting).
+//
+// A connection that worked and then broke while it was not in use (Redis's `timeout` setting, a
+// proxy's or load balancer's idle timeout) must not cost a renewal or the release: a closed one is
+// noticed before anything is sent on it and replaced; one that breaks only once the request is
+// sent (a reset from a middlebox that forgot it) has the request sent once more, on a new
+// connection. Every lock script may run twice (lock_client.hpp says how each one reads a repeat).
+// A connection that never answered is not retried: a server that accepts connections and then
+// says nothing gets --connect-timeout once, not twice.
 #pragma once
 
+#include "exit_status.hpp"
 #include "redis/resp.hpp"
 #include "redis/settings.hpp"
 #include "redis/stream.hpp"
@@ -23,13 +32,21 @@ struct CallFailure {
         login_refused, // AUTH or SELECT answered with an error
         error_reply,   // the request itself was answered with an error
         abandoned,     // the Wakeup asked to stop
+        system,        // this machine ran out of file descriptors or memory
     };
     Kind kind = Kind::io;
     std::string message; // complete sentence for the user, without credentials
     // Replies to the caller's commands that arrived anyway: after login_refused the commands still
     // ran (as whatever user the connection had), and an abandoned call may have got some.
     std::vector<Reply> replies;
+    // The connection had answered earlier calls: it broke, or stalled, after working. Only then is
+    // another attempt worth making; the connection has made one already if it broke (closed, io).
+    bool connection_had_worked = false;
 };
+
+// The exit status for a failure that ends the run: 71 (os_error) when this machine ran out of a
+// resource, 69 (unavailable) for everything Redis and the network are to blame for.
+ExitStatus exit_status_of(const CallFailure& failure);
 
 struct CallOptions {
     // Added to the reply deadline for commands that block on the server (BLPOP).
@@ -48,14 +65,22 @@ public:
     // Sends the commands in one write and returns their replies in order. Error replies are
     // returned as replies; only the login's are failures. After a failure other than
     // login_refused (and an abandoned call that got all its replies) the connection is closed,
-    // and the next call reconnects.
+    // and the next call reconnects. A call on a connection that had worked, and broke, is made
+    // once more on a new connection (see above).
     Expected<std::vector<Reply>, CallFailure> call(const std::vector<Command>& commands,
                                                    const CallOptions& options = {});
+
+    // How many calls so far were sent a second time because the connection broke after the first
+    // had gone out: the server may have run them twice, and answered only the second.
+    unsigned resends() const { return resends_; }
 
     void close();
     const Endpoint& endpoint() const { return settings_.endpoint; }
 
 private:
+    // One try of call(), on the connection there is or on a new one.
+    Expected<std::vector<Reply>, CallFailure> attempt(const std::vector<Command>& commands,
+                                                      const CallOptions& options);
     Expected<bool, CallFailure> connect(const CallOptions& options);
     CallFailure fail(CallFailure::Kind kind, std::string message);
     // Reads what the socket has now and decodes it into received_; false on EOF/error (failure_).
@@ -67,6 +92,7 @@ private:
     std::unique_ptr<ReplyDecoder> decoder_;
     std::vector<Command> login_; // AUTH / SELECT still to be sent with the next call
     std::vector<Reply> received_;
+    unsigned resends_ = 0;
 };
 
 } // namespace redlockrun::redis

@@ -1,5 +1,6 @@
 #include "redis/settings.hpp"
 
+#include "fatal.hpp"
 #include "unique_fd.hpp"
 
 #include <fmt/core.h>
@@ -7,7 +8,9 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <utility>
 
 namespace redlockrun::redis {
 
@@ -16,15 +19,60 @@ namespace {
 // Anything larger is a mistake (or a device such as /dev/zero, which would never end).
 constexpr size_t max_password_file_size = 64 * 1024;
 
-Expected<std::string, std::string> read_password_file(const std::string& path) {
-    const auto cannot_read = [&path] {
-        return unexpected(
-            fmt::format("--password-file: cannot read {}: {}", path, std::strerror(errno)));
-    };
-    const UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (file.get() < 0) {
-        return cannot_read();
+// "a FIFO", "a character device"... for a file that is not a regular one.
+const char* file_type_name(mode_t mode) {
+    if (S_ISFIFO(mode)) {
+        return "a FIFO";
     }
+    if (S_ISCHR(mode)) {
+        return "a character device";
+    }
+    if (S_ISBLK(mode)) {
+        return "a block device";
+    }
+    if (S_ISSOCK(mode)) {
+        return "a socket";
+    }
+    return "not a file";
+}
+
+// The system running out of descriptors or memory is not a usage error: it ends the run with 71.
+std::string cannot_read(const char* option, const std::string& path, int error) {
+    std::string message = fmt::format("{}: cannot read {}: {}", option, path, std::strerror(error));
+    if (error == EMFILE || error == ENFILE || error == ENOMEM) {
+        throw Fatal(ExitStatus::os_error, message);
+    }
+    return message;
+}
+
+// Opens a file an option names, for reading. Only a regular file will do: opening a FIFO that
+// nobody writes to would block for ever (O_NONBLOCK keeps the open itself from blocking, fstat
+// then tells what it is), and a device may never end.
+Expected<UniqueFd, std::string> open_regular_file(const char* option, const std::string& path) {
+    UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+    struct stat status {};
+    if (!file.valid() || ::fstat(file.get(), &status) != 0) {
+        return unexpected(cannot_read(option, path, errno));
+    }
+    if (S_ISDIR(status.st_mode)) {
+        return unexpected(cannot_read(option, path, EISDIR));
+    }
+    if (!S_ISREG(status.st_mode)) {
+        return unexpected(fmt::format("{}: {} is {}, not a regular file", option, path,
+                                      file_type_name(status.st_mode)));
+    }
+    return file;
+}
+
+Expected<std::string, std::string> read_password_file(const std::string& path) {
+    const auto cannot_read_file = [&path] {
+        return unexpected(cannot_read("--password-file", path, errno));
+    };
+    auto opened = open_regular_file("--password-file", path);
+    if (!opened) {
+        return unexpected(opened.error());
+    }
+    const UniqueFd file = std::move(*opened);
     std::string password;
     char buffer[512];
     for (;;) {
@@ -36,7 +84,7 @@ Expected<std::string, std::string> read_password_file(const std::string& path) {
             continue;
         }
         if (got < 0) {
-            return cannot_read();
+            return cannot_read_file();
         }
         password.append(buffer, static_cast<size_t>(got));
         if (password.size() > max_password_file_size) {
@@ -85,6 +133,17 @@ Expected<bool, std::string> set_up_tls(const TlsOptions& options, ConnectionSett
                                           settings.endpoint.unix_socket ? "unix://" : "redis://"));
         }
         return true;
+    }
+    // Checked here as well as where they are loaded, so that a FIFO or a device is refused before
+    // anything opens it the blocking way.
+    for (const auto& [option, file] :
+         {std::pair{"--tls-ca-file", &options.ca_file}, std::pair{"--tls-cert", &options.cert_file},
+          std::pair{"--tls-key", &options.key_file}}) {
+        if (*file) {
+            if (auto opened = open_regular_file(option, **file); !opened) {
+                return unexpected(opened.error());
+            }
+        }
     }
     auto client = TlsClient::create(options);
     if (!client) {

@@ -33,7 +33,9 @@ struct ConnectionRequest {
 
 using Environment = std::function<const char*(const char* name)>;
 
-// A one-line message for a usage error (exit 64) on failure. It never contains a password.
+// A one-line message for a usage error (exit 64) on failure. It never contains a password. A file
+// an option names must be a regular file (a FIFO or a device could block or never end). Throws
+// Fatal(os_error) if the system runs out of descriptors or memory while reading one.
 Expected<ConnectionSettings, std::string> resolve_settings(const ConnectionRequest& request,
                                                            const Environment& environment);
 

@@ -75,12 +75,18 @@ ConnectFailure failure(ConnectFailure::Kind kind, std::string message) {
     return ConnectFailure{kind, std::move(message)};
 }
 
+ConnectFailure system_call_failure(int error) {
+    return failure(is_resource_exhaustion(error) ? ConnectFailure::Kind::system
+                                                 : ConnectFailure::Kind::failed,
+                   std::strerror(error));
+}
+
 // Starts a non-blocking connect and waits for it to finish.
 ConnectResult connect_socket(int family, const sockaddr* address, socklen_t length,
                              const Deadline& deadline, const Wakeup* wakeup) {
     UniqueFd fd(::socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
     if (!fd.valid()) {
-        return unexpected(failure(ConnectFailure::Kind::failed, std::strerror(errno)));
+        return unexpected(system_call_failure(errno));
     }
     if (family != AF_UNIX) {
         // Requests are small and latency is what matters.
@@ -91,7 +97,7 @@ ConnectResult connect_socket(int family, const sockaddr* address, socklen_t leng
         return fd;
     }
     if (errno != EINPROGRESS && errno != EAGAIN && errno != EINTR) {
-        return unexpected(failure(ConnectFailure::Kind::failed, std::strerror(errno)));
+        return unexpected(system_call_failure(errno));
     }
     switch (wait_ready(fd.get(), POLLOUT, deadline, wakeup)) {
     case Readiness::timed_out:
@@ -133,7 +139,16 @@ ConnectResult connect_tcp(const std::string& host, int port, const Deadline& dea
     hints.ai_socktype = SOCK_STREAM;
     addrinfo* addresses = nullptr;
     const std::string service = std::to_string(port);
+    // A resolver that cannot open /etc/hosts for want of descriptors says "Name or service not
+    // known", and only errno tells the truth.
+    errno = 0;
     if (int rc = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &addresses); rc != 0) {
+        if (is_resource_exhaustion(errno)) {
+            return unexpected(system_call_failure(errno));
+        }
+        if (rc == EAI_MEMORY) {
+            return unexpected(system_call_failure(ENOMEM));
+        }
         return unexpected(failure(ConnectFailure::Kind::failed,
                                   fmt::format("cannot resolve host name: {}", gai_strerror(rc))));
     }
@@ -143,6 +158,7 @@ ConnectResult connect_tcp(const std::string& host, int port, const Deadline& dea
     for (const addrinfo* a = addresses; a != nullptr; a = a->ai_next) {
         last = connect_socket(a->ai_family, a->ai_addr, a->ai_addrlen, deadline, wakeup);
         if (last || last.error().kind != ConnectFailure::Kind::failed) {
+            // Connected, or out of time or resources: the next address would fare no better.
             break;
         }
     }
@@ -150,6 +166,28 @@ ConnectResult connect_tcp(const std::string& host, int port, const Deadline& dea
 }
 
 } // namespace
+
+bool is_resource_exhaustion(int error) {
+    return error == EMFILE || error == ENFILE || error == ENOMEM || error == ENOBUFS;
+}
+
+bool peer_has_closed(int fd) {
+#ifdef POLLRDHUP
+    // POLLRDHUP: the peer's end of stream has arrived, whatever data may still be queued before it.
+    const short events = POLLIN | POLLRDHUP;
+#else
+    const short events = POLLIN;
+#endif
+    pollfd check{fd, events, 0};
+    if (::poll(&check, 1, 0) != 1) {
+        return false;
+    }
+#ifdef POLLRDHUP
+    return (check.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+#else
+    return (check.revents & (POLLHUP | POLLERR)) != 0;
+#endif
+}
 
 Readiness wait_ready(int fd, short events, const Deadline& deadline, const Wakeup* wakeup) {
     for (;;) {

@@ -46,12 +46,21 @@ public:
 };
 
 struct ConnectFailure {
-    enum class Kind { failed, timed_out, abandoned };
+    // system: this machine ran out of something (file descriptors, memory), not Redis's fault.
+    enum class Kind { failed, timed_out, abandoned, system };
     Kind kind = Kind::failed;
     // "connection refused", "no such host"...; for timed_out, what did not come in time ("no
     // answer"), which the caller completes with the time it waited.
     std::string message;
 };
+
+// Whether errno says that this machine ran out of a resource (descriptors, memory, buffers): the
+// operating system's trouble, which no retry against Redis cures.
+bool is_resource_exhaustion(int error);
+
+// Whether the other end has closed or reset the connection, found without waiting or reading (a
+// connection that Redis's `timeout` closed while redlockrun was not using it).
+bool peer_has_closed(int fd);
 
 class TlsClient;
 

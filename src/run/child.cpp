@@ -1,5 +1,7 @@
 #include "run/child.hpp"
 
+#include "run/exec_failure.hpp"
+
 #include <fmt/core.h>
 
 #include <cerrno>
@@ -123,10 +125,7 @@ Expected<pid_t, NotRunnable> spawn_child(const ChildSpec& spec, const SignalPipe
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     terminal.take_back();
-    const bool not_found = exec_error == ENOENT || exec_error == ENOTDIR;
-    return unexpected(
-        NotRunnable{not_found ? ExitStatus::command_not_found : ExitStatus::cannot_execute,
-                    fmt::format("cannot run {}: {}", spec.path, std::strerror(exec_error))});
+    return unexpected(describe_exec_failure(spec.path, exec_error));
 }
 
 std::vector<std::string> child_environment(char** environ_in,

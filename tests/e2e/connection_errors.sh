@@ -47,6 +47,90 @@ test_a_server_that_does_not_answer_times_out_with_69() {
     expect_lt "$elapsed_ms" 5000 "bounded by --connect-timeout"
 }
 
+# A listener that accepts connections and never answers (a hung server, a black-holing proxy):
+# the first request on a connection that never worked is not retried, so --connect-timeout bounds
+# the whole run.
+test_a_server_that_accepts_and_never_answers_is_given_the_timeout_once() {
+    python3 -c '
+import socket, sys, time
+listener = socket.socket()
+listener.bind(("127.0.0.1", 0))
+listener.listen(8)
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(str(listener.getsockname()[1]))
+import os
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+held = []
+while True:
+    held.append(listener.accept()[0])
+' "$WORK/port" &
+    BACKGROUND_PIDS+=("$!")
+    wait_for "the listener" test -s "$WORK/port"
+    local port
+    port=$(cat "$WORK/port")
+    run_rlr -u "redis://127.0.0.1:$port" --connect-timeout 2s -k job -- touch "$WORK/ran"
+    expect_status 69
+    expect_eq "$err" "redlockrun: Redis at 127.0.0.1:$port did not answer within 2s" "message"
+    expect_lt "$elapsed_ms" 3500 "one --connect-timeout, not two"
+    [ -e "$WORK/ran" ] && fail "the command ran"
+    run_rlr -u "redis://127.0.0.1:$port" --connect-timeout 2s -k job --status
+    expect_status 69 "--status"
+    expect_eq "$err" "redlockrun: Redis at 127.0.0.1:$port did not answer within 2s" "--status message"
+    expect_lt "$elapsed_ms" 3500 "--status: one --connect-timeout"
+}
+
+# duration_ms TEXT: milliseconds in a duration as redlockrun prints it ("597ms", "1.6s").
+duration_ms() {
+    case $1 in
+    *ms) echo "${1%ms}" ;;
+    *.*s) local t=${1%s}; echo $((${t%.*} * 1000 + ${t#*.} * 100)) ;;
+    *s) echo $((${1%s} * 1000)) ;;
+    *) echo "not a duration: $1" >&2; echo 999999 ;;
+    esac
+}
+
+# A renewal that waits for a stopped server gives up at the lock's deadline, not after
+# --connect-timeout: the messages say how long it waited, and how long is left.
+test_renewal_messages_state_the_time_that_elapsed() {
+    # -t 1s: the renewal is due at 333 ms and the deadline is at 930 ms, long before the 5 s of
+    # the default --connect-timeout.
+    start_bg holder -t 1s -k job -c "touch '$WORK/started'; sleep 5"
+    wait_for "the holder's command" test -e "$WORK/started"
+    kill -STOP "$REDIS_PID"
+    exit_of "$holder"
+    local holder_status=$?
+    kill -CONT "$REDIS_PID"
+    expect_eq "$holder_status" 76 "the holder's exit status"
+    local messages
+    messages=$(cat "$WORK/holder.err")
+    expect_not_contains "$messages" "within 5s" "a wait that did not happen"
+    expect_not_contains "$messages" "retrying for up to" "a retry there was no time for"
+    if [[ "$messages" =~ no\ renewal\ succeeded\ for\ ([0-9.]+m?s)\ \(Redis\ at\ [0-9.:]+\ did\ not\ answer\ within\ ([0-9.]+m?s)\) ]]; then
+        expect_lt "$(duration_ms "${BASH_REMATCH[1]}")" 1000 "the failing time stated"
+        expect_lt "$(duration_ms "${BASH_REMATCH[2]}")" 1000 "the wait stated"
+    else
+        fail "message: $messages"
+    fi
+
+    # --connect-timeout 300ms, -t 3s: the renewal, due at 1 s, gives up after 300 ms; the deadline
+    # is at 2.89 s, so at most 1.59 s are left for retrying.
+    rcli flushall >/dev/null
+    rm -f "$WORK/started"
+    start_bg holder -t 3s --connect-timeout 300ms -k job -c "touch '$WORK/started'; sleep 5"
+    wait_for "the holder's command" test -e "$WORK/started"
+    kill -STOP "$REDIS_PID"
+    exit_of "$holder"
+    holder_status=$?
+    kill -CONT "$REDIS_PID"
+    expect_eq "$holder_status" 76 "the holder's exit status"
+    messages=$(cat "$WORK/holder.err")
+    if [[ "$messages" =~ cannot\ renew\ job:\ Redis\ at\ [0-9.:]+\ did\ not\ answer\ within\ 300ms\;\ retrying\ for\ up\ to\ ([0-9.]+m?s) ]]; then
+        expect_lt "$(duration_ms "${BASH_REMATCH[1]}")" 1700 "the time left stated"
+    else
+        fail "message: $messages"
+    fi
+}
+
 test_wrong_password_is_69_and_never_shown() {
     secure_cli flushall >/dev/null
     local url_password=Url-Secret-4711 file_password=File-Secret-0815 env_password=Env-Secret-2342
@@ -170,6 +254,71 @@ EOF_ARGS
     expect_eq "$(rcli dbsize)" 0 "nothing written"
     run_rlr -k job -u 'redis://:Pw-In-Bad-Url@h:99999' true
     expect_not_contains "$err" "Pw-In-Bad-Url" "a bad URL's password"
+}
+
+# A file option that is not a regular file could block redlockrun for ever (a FIFO nobody writes
+# to) or never end (a device): refused with 64, naming the option, before anything connects.
+test_a_password_file_that_is_not_a_regular_file_is_refused() {
+    mkfifo "$WORK/fifo"
+    local file expected
+    while IFS='|' read -r file expected; do
+        run_rlr_bounded --password-file "$file" -k job -- touch "$WORK/ran"
+        expect_status 64 "$file"
+        expect_eq "$err" "redlockrun: --password-file: $expected" "message for $file"
+    done <<EOF_CASES
+$WORK/fifo|$WORK/fifo is a FIFO, not a regular file
+/dev/zero|/dev/zero is a character device, not a regular file
+$WORK|cannot read $WORK: Is a directory
+EOF_CASES
+    [ -e "$WORK/ran" ] && fail "the command ran"
+    expect_eq "$(rcli dbsize)" 0 "nothing written"
+}
+
+# run_rlr, bounded well below the suite's timeout: for what must not hang.
+run_rlr_bounded() {
+    local start
+    start=$(now_ms)
+    timeout -k 1 10 "$REDLOCKRUN" "$@" >"$WORK/out" 2>"$WORK/err"
+    status=$?
+    elapsed_ms=$(($(now_ms) - start))
+    out=$(cat "$WORK/out")
+    err=$(cat "$WORK/err")
+}
+
+# with_open_files N ARGS...: runs redlockrun with at most N descriptors open; sets status and err.
+with_open_files() {
+    local limit=$1
+    shift
+    bash -c 'ulimit -n "$1" && shift && exec "$@"' ulimit "$limit" \
+        "$REDLOCKRUN" "$@" >"$WORK/out" 2>"$WORK/err"
+    status=$?
+    out=$(cat "$WORK/out")
+    err=$(cat "$WORK/err")
+}
+
+# An exhausted descriptor table is the operating system's trouble (71), not Redis being down (69).
+test_running_out_of_file_descriptors_is_71() {
+    # Standard input, output and error, and the signal pipe's two ends: no room for the socket.
+    with_open_files 5 -k job -- touch "$WORK/ran"
+    expect_status 71 "connecting"
+    expect_eq "$err" "redlockrun: cannot connect to Redis at 127.0.0.1:$REDIS_PORT: Too many open files" "message"
+    with_open_files 5 -u "unix://$REDIS_SOCK" -k job -- touch "$WORK/ran"
+    expect_status 71 "connecting to a unix socket"
+    # The resolver cannot open /etc/hosts either, and calls the name unknown.
+    with_open_files 5 -u "redis://localhost:$REDIS_PORT" -k job -- touch "$WORK/ran"
+    expect_status 71 "resolving a host name"
+    expect_eq "$err" "redlockrun: cannot connect to Redis at localhost:$REDIS_PORT: Too many open files" "message"
+    with_open_files 3 -k job --status
+    expect_status 71 "--status"
+    expect_contains "$err" "Too many open files" "--status message"
+    printf 'secret\n' >"$WORK/password"
+    with_open_files 3 --password-file "$WORK/password" -k job -- touch "$WORK/ran"
+    expect_status 71 "--password-file"
+    expect_eq "$err" "redlockrun: --password-file: cannot read $WORK/password: Too many open files" "--password-file message"
+    [ -e "$WORK/ran" ] && fail "the command ran"
+    expect_eq "$(rcli dbsize)" 0 "nothing written"
+    with_open_files 6 -k job -- touch "$WORK/ran"
+    expect_status 0 "with room for the socket"
 }
 
 test_help_and_version() {

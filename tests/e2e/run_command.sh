@@ -42,12 +42,13 @@ test_a_command_that_fails_to_exec_releases_the_lock() {
     run_rlr -k job -- "$WORK/missing/script.sh"
     expect_status 127
     expect_contains "$err" "cannot run $WORK/missing/script.sh: No such file or directory" "message"
+    # The file exists: what is missing is its interpreter, which is named, as shells do. Its
+    # status is 127, as bash (from 5.1), dash, env(1) and timeout(1) give.
     printf '#!/no/such/interpreter\n' >"$WORK/bad-interpreter"
     chmod 755 "$WORK/bad-interpreter"
     run_rlr -k job -- "$WORK/bad-interpreter"
     expect_status 127
-    # execve's own error, reported by the child before it exits.
-    expect_eq "$err" "redlockrun: cannot run $WORK/bad-interpreter: No such file or directory" \
+    expect_eq "$err" "redlockrun: cannot run $WORK/bad-interpreter: bad interpreter /no/such/interpreter: No such file or directory" \
         "message"
     printf '#!/bin/sh\necho hi\n' >"$WORK/plain.sh"
     chmod 644 "$WORK/plain.sh"
@@ -59,6 +60,39 @@ test_a_command_that_fails_to_exec_releases_the_lock() {
     expect_eq "$err" "redlockrun: cannot run $WORK: Permission denied" "message"
     expect_eq "$(rcli exists '{job}:redlockrun:fence')" 1 "the lock was taken"
     expect_eq "$(rcli exists job)" 0 "and released"
+}
+
+test_a_bad_interpreter_is_named() {
+    # A #! line written on Windows ends in a carriage return, which becomes part of the name.
+    printf '#!/bin/sh\r\necho hi\r\n' >"$WORK/crlf.sh"
+    chmod 755 "$WORK/crlf.sh"
+    run_rlr -k job -- "$WORK/crlf.sh"
+    expect_status 127
+    expect_eq "$err" "redlockrun: cannot run $WORK/crlf.sh: bad interpreter /bin/sh\\r: No such file or directory (the #! line ends in a carriage return: the file has DOS line endings)" "CRLF"
+    # With an argument, and with spaces before the name.
+    printf '#!  /no/such/interpreter -x\n' >"$WORK/with-argument"
+    chmod 755 "$WORK/with-argument"
+    run_rlr -k job -- "$WORK/with-argument"
+    expect_status 127
+    expect_eq "$err" "redlockrun: cannot run $WORK/with-argument: bad interpreter /no/such/interpreter: No such file or directory" "an interpreter with an argument"
+    # An interpreter that exists but may not be run.
+    printf '#!/bin/sh\n' >"$WORK/not-executable"
+    chmod 644 "$WORK/not-executable"
+    printf '#!%s\n' "$WORK/not-executable" >"$WORK/uses-not-executable"
+    chmod 755 "$WORK/uses-not-executable"
+    run_rlr -k job -- "$WORK/uses-not-executable"
+    expect_status 126
+    expect_eq "$err" "redlockrun: cannot run $WORK/uses-not-executable: bad interpreter $WORK/not-executable: Permission denied" "an interpreter that may not be run"
+    # Control characters in the name are shown escaped.
+    printf '#!/no/such\tinterp\033[31m\n' >"$WORK/escape"
+    chmod 755 "$WORK/escape"
+    run_rlr -k job -- "$WORK/escape"
+    expect_status 127
+    expect_eq "$err" "redlockrun: cannot run $WORK/escape: bad interpreter /no/such: No such file or directory" "a tab ends the name"
+    printf '#!/no/such\033[31m\n' >"$WORK/escape"
+    run_rlr -k job -- "$WORK/escape"
+    expect_eq "$err" "redlockrun: cannot run $WORK/escape: bad interpreter /no/such\\x1b[31m: No such file or directory" "escaped"
+    expect_eq "$(rcli exists job)" 0 "released"
 }
 
 test_script_without_shebang_runs_with_sh() {

@@ -43,6 +43,8 @@ tls_options=(--tls-cert-file "$PKI/server.crt" --tls-key-file "$PKI/server.key"
 start_redis TLS --tls "${tls_options[@]}" --tls-auth-clients no
 start_redis MUTUAL --tls "${tls_options[@]}" --tls-auth-clients yes
 start_redis GUARDED --tls "${tls_options[@]}" --tls-auth-clients no --requirepass 'Tls-Secret-5150'
+# Closes a client connection after one second without a request.
+start_redis IDLE --tls "${tls_options[@]}" --tls-auth-clients no --timeout 1
 tls_cli() { redis-cli -s "$TLS_SOCK" "$@"; }
 tls_lock_held() { [ "$(tls_cli exists "$1")" = 1 ]; }
 mutual_cli() { redis-cli -s "$MUTUAL_SOCK" "$@"; }
@@ -93,6 +95,34 @@ test_a_password_travels_inside_tls_and_is_never_shown() {
     [ -e "$WORK/ran" ] || fail "the command did not run"
     expect_not_contains "$err$out" "Tls-Secret-5150" "the password"
     expect_eq "$(redis-cli -s "$GUARDED_SOCK" --no-auth-warning -a 'Tls-Secret-5150' exists job)" 0 "released"
+}
+
+# The server closes the connection while the command runs: the release goes out on a new one,
+# with a new handshake.
+test_a_release_after_the_server_closed_an_idle_connection() {
+    redis-cli -s "$IDLE_SOCK" flushall >/dev/null
+    run_rlr -u "rediss://127.0.0.1:$IDLE_PORT" "${CA[@]}" -k idle -- sleep 3
+    expect_status 0
+    expect_eq "$err" "" "stderr"
+    expect_eq "$(redis-cli -s "$IDLE_SOCK" pttl idle)" -2 "the lock is released, not left to expire"
+    run_rlr -u "rediss://127.0.0.1:$IDLE_PORT" "${CA[@]}" -t 6s -k idle -- sleep 5
+    expect_status 0 "renewals every 2 s"
+    expect_eq "$err" "" "stderr of renewals on connections closed while idle"
+    expect_eq "$(redis-cli -s "$IDLE_SOCK" pttl idle)" -2 "released after the renewals"
+}
+
+# A proxy that forgets idle connections resets the release's: it goes out again, over a new
+# handshake (tests/e2e/idle_proxy.py).
+test_a_release_through_a_proxy_that_resets_idle_connections() {
+    before_each
+    python3 "$(dirname "$0")/idle_proxy.py" 0 "$TLS_PORT" 1 drop "$WORK/proxy" 2>"$WORK/proxy.log" &
+    BACKGROUND_PIDS+=("$!")
+    wait_for "the proxy" test -s "$WORK/proxy"
+    run_rlr -u "rediss://127.0.0.1:$(cat "$WORK/proxy")" "${CA[@]}" -k job -- sleep 2
+    expect_status 0
+    expect_eq "$err" "" "stderr"
+    expect_eq "$(wc -l <"$WORK/proxy.resets")" 1 "the release met the reset"
+    expect_eq "$(tls_cli pttl job)" -2 "the lock is released"
 }
 
 test_the_server_name_is_verified() {
@@ -149,16 +179,24 @@ test_a_server_that_wants_a_client_certificate() {
 test_unusable_tls_files_and_options_are_usage_errors() {
     before_each
     local url="rediss://127.0.0.1:$MUTUAL_PORT" cert=(--tls-cert "$PKI/client.crt")
+    # A FIFO that nobody writes to would block whoever opens it for reading.
+    [ -p "$PKI/fifo" ] || mkfifo "$PKI/fifo"
     local args expected
     while IFS='|' read -r args expected; do
         eval "set -- $args"
-        run_rlr "$@" -k job -- touch "$WORK/ran"
+        timeout -k 1 10 "$REDLOCKRUN" "$@" -k job -- touch "$WORK/ran" >"$WORK/out" 2>"$WORK/err"
+        status=$?
+        err=$(cat "$WORK/err")
         expect_status 64 "$args"
         expect_contains "$err" "$expected" "message for $args"
         expect_eq "$(printf '%s\n' "$err" | wc -l)" 1 "one line for $args"
     done <<EOF_CASES
 -u $url --tls-ca-file $PKI/missing.crt|--tls-ca-file: cannot read $PKI/missing.crt: No such file or directory
 -u $url --tls-ca-file $PKI|--tls-ca-file: cannot read $PKI: Is a directory
+-u $url --tls-ca-file $PKI/fifo|--tls-ca-file: $PKI/fifo is a FIFO, not a regular file
+-u $url --tls-ca-file /dev/zero|--tls-ca-file: /dev/zero is a character device, not a regular file
+-u $url --tls-cert $PKI/fifo --tls-key $PKI/client.key|--tls-cert: $PKI/fifo is a FIFO, not a regular file
+-u $url ${cert[*]} --tls-key $PKI/fifo|--tls-key: $PKI/fifo is a FIFO, not a regular file
 -u $url --tls-ca-file $PKI/not-pem.txt|--tls-ca-file: $PKI/not-pem.txt holds no usable PEM certificate
 -u $url ${cert[*]}|--tls-cert needs --tls-key
 -u $url --tls-key $PKI/client.key|--tls-key needs --tls-cert
@@ -172,6 +210,17 @@ EOF_CASES
     [ -e "$WORK/ran" ] && fail "a command ran"
     expect_eq "$(mutual_cli dbsize)" 0 "nothing written"
     expect_eq "$(rcli dbsize)" 0 "nothing written in clear either"
+}
+
+# An exhausted descriptor table while reading a TLS file is the operating system's trouble (71).
+test_running_out_of_file_descriptors_while_reading_tls_files_is_71() {
+    bash -c 'ulimit -n 3 && exec "$@"' ulimit "$REDLOCKRUN" -u "$TLS_URL" "${CA[@]}" \
+        -k job -- touch "$WORK/ran" 2>"$WORK/err"
+    status=$?
+    err=$(cat "$WORK/err")
+    expect_status 71
+    expect_eq "$err" "redlockrun: --tls-ca-file: cannot read $PKI/ca.crt: Too many open files" "message"
+    [ -e "$WORK/ran" ] && fail "the command ran"
 }
 
 test_tls_and_clear_text_mixed_up_give_69() {

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace redlockrun::redis;
@@ -115,13 +116,42 @@ TEST_CASE("settings: password files") {
     request.password_file = "/dev/zero";
     auto endless = resolve_settings(request, env.function());
     REQUIRE_FALSE(endless);
-    CHECK(endless.error().find("is larger than 65536 bytes") != std::string::npos);
+    CHECK(endless.error() ==
+          "--password-file: /dev/zero is a character device, not a regular file");
 
     // A long password survives reads in several pieces.
     const std::string long_password(5000, 'p');
     TempFile long_file(long_password + "\n");
     request.password_file = long_file.path;
     CHECK(resolve_settings(request, env.function())->endpoint.password == long_password);
+}
+
+TEST_CASE("settings: a file option that is a FIFO is refused without waiting for a writer") {
+    char directory[] = "/tmp/redlockrun-test-XXXXXX";
+    REQUIRE(::mkdtemp(directory) != nullptr);
+    const std::string fifo = std::string(directory) + "/fifo";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    FakeEnvironment env;
+    ConnectionRequest request;
+    request.password_file = fifo;
+    auto password = resolve_settings(request, env.function());
+    REQUIRE_FALSE(password);
+    CHECK(password.error() == "--password-file: " + fifo + " is a FIFO, not a regular file");
+
+    ConnectionRequest tls;
+    tls.url = "rediss://h";
+    tls.tls.ca_file = fifo;
+    auto ca = resolve_settings(tls, env.function());
+    REQUIRE_FALSE(ca);
+    CHECK(ca.error() == "--tls-ca-file: " + fifo + " is a FIFO, not a regular file");
+    tls.tls.ca_file.reset();
+    tls.tls.cert_file = fifo;
+    tls.tls.key_file = fifo;
+    auto cert = resolve_settings(tls, env.function());
+    REQUIRE_FALSE(cert);
+    CHECK(cert.error() == "--tls-cert: " + fifo + " is a FIFO, not a regular file");
+    std::remove(fifo.c_str());
+    ::rmdir(directory);
 }
 
 TEST_CASE("settings: a user needs a password") {
