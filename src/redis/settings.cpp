@@ -16,7 +16,7 @@ namespace redlockrun::redis {
 
 namespace {
 
-// Anything larger is a mistake (or a device such as /dev/zero, which would never end).
+// Anything larger is a mistake, not a password file.
 constexpr size_t max_password_file_size = 64 * 1024;
 
 // "a FIFO", "a character device"... for a file that is not a regular one.

@@ -214,7 +214,7 @@ EOF_CASES
 
 # An exhausted descriptor table while reading a TLS file is the operating system's trouble (71).
 test_running_out_of_file_descriptors_while_reading_tls_files_is_71() {
-    bash -c 'ulimit -n 3 && exec "$@"' ulimit "$REDLOCKRUN" -u "$TLS_URL" "${CA[@]}" \
+    python3 "$(dirname "$0")/open_files_limit.py" 3 "$REDLOCKRUN" -u "$TLS_URL" "${CA[@]}" \
         -k job -- touch "$WORK/ran" 2>"$WORK/err"
     status=$?
     err=$(cat "$WORK/err")
