@@ -1,11 +1,14 @@
 #include "app.hpp"
 
 #include "cli.hpp"
+#include "configuration.hpp"
 #include "fatal.hpp"
+#include "hide_password.hpp"
 #include "log.hpp"
 #include "redis/settings.hpp"
 #include "run_locked.hpp"
 #include "status_report.hpp"
+#include "version.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -16,7 +19,9 @@ namespace redlockrun {
 
 namespace {
 
-int act(const CommandLine& line, Logger& log) {
+int act(int argc, char** argv, const ConfigPlaces& places, Logger& log) {
+    const CommandLine line = parse_command_line(argc, argv);
+    hide_url_passwords(argc, argv, line.url_values);
     switch (line.action) {
     case CommandLine::Action::help:
         std::fputs(help_text().c_str(), stdout);
@@ -27,12 +32,12 @@ int act(const CommandLine& line, Logger& log) {
     case CommandLine::Action::run:
         break;
     }
-    const Options& options = line.options;
+    const Options options = configure(line.options, places);
     log.set_verbosity(options.verbosity);
-    auto settings =
-        redis::resolve_settings(redis::ConnectionRequest{options.url, options.password_file,
-                                                         options.connect_timeout, options.tls},
-                                [](const char* name) { return std::getenv(name); });
+    auto settings = redis::resolve_settings(
+        redis::ConnectionRequest{options.url, options.password_file, options.connect_timeout,
+                                 options.tls, options.config_files},
+        [](const char* name) { return std::getenv(name); });
     if (!settings) {
         // Not a UsageError: the message names the file or variable at fault, not the syntax.
         throw Fatal(ExitStatus::usage, settings.error());
@@ -40,6 +45,9 @@ int act(const CommandLine& line, Logger& log) {
     if (settings->password_from_command_line) {
         log.notice("a password in --url is visible to every user of this machine; use "
                    "--password-file or $REDISCLI_AUTH instead");
+    }
+    for (const auto& warning : settings->warnings) {
+        log.notice("{}", warning);
     }
     if (options.status) {
         return show_status(options.key, *settings, log);
@@ -49,10 +57,10 @@ int act(const CommandLine& line, Logger& log) {
 
 } // namespace
 
-int main_entry(int argc, const char* const* argv) {
+int main_entry(int argc, char** argv, const ConfigPlaces& places) {
     Logger log;
     try {
-        return act(parse_command_line(argc, argv), log);
+        return act(argc, argv, places, log);
     } catch (const UsageError& error) {
         log.error("{} (see redlockrun --help)", error.what());
         return error.status();
@@ -66,6 +74,10 @@ int main_entry(int argc, const char* const* argv) {
         log.error("internal error: {}", error.what());
         return to_int(ExitStatus::internal);
     }
+}
+
+ConfigPlaces installed_config_places() {
+    return config_places(system_config_file, [](const char* name) { return std::getenv(name); });
 }
 
 } // namespace redlockrun
