@@ -228,6 +228,32 @@ EOF_ARGS
     expect_not_contains "$err" "Pw-In-Bad-Url" "a bad URL's password"
 }
 
+# A value cannot break a message into lines, or send the terminal an escape sequence: control
+# characters are echoed escaped, wherever the value comes from.
+test_control_characters_in_a_value_are_escaped() {
+    local esc=$'\e'
+    run_rlr -k job -t $'1\nfoo' true
+    expect_status 64
+    expect_eq "$err" "redlockrun: --ttl: '1\\nfoo' is not a duration (examples: 1.5, 500ms, 30s, 2m, 1h) (see redlockrun --help)" "the message"
+    run_rlr -k job $'--bogus\r\e[2J' true
+    expect_status 64
+    expect_eq "$err" "redlockrun: unknown option --bogus\\r\\x1b[2J (see redlockrun --help)" "an option name"
+    run_rlr -k job --password-file $'/nonexistent/a\nb' true
+    expect_status 64
+    expect_eq "$(wc -l <"$WORK/err")" 1 "one line for a file name"
+    expect_contains "$err" "/nonexistent/a\\nb" "a file name"
+    # Keys: a busy message, and a lock lost on the way.
+    start_bg holder -k $'job\n'"$esc"'[31m' -- sleep 30
+    wait_for "the holder" lock_held $'job\n'"$esc"'[31m'
+    run_rlr -n -k $'job\n'"$esc"'[31m' -- true
+    expect_status 75
+    expect_eq "$(wc -l <"$WORK/err")" 1 "one line for a busy key"
+    expect_contains "$err" "redlockrun: job\\n\\x1b[31m is held by " "a busy key"
+    expect_not_contains "$err" "$esc" "no escape character"
+    kill -TERM "$holder"
+    wait "$holder"
+}
+
 test_help_and_version() {
     run_rlr --help
     expect_status 0
