@@ -91,6 +91,36 @@ private:
     }
 };
 
+// CLI11 reads "--name=" as "--name" with its value in the next word, where getopt_long gives it an
+// empty value. A NUL, which no argument can contain, is put after every word that ends in '=' so
+// that CLI11 sees a value there, and taken off every word and value it hands back.
+constexpr char empty_value_mark = '\0';
+
+std::vector<std::string> marked_words(int argc, const char* const* argv) {
+    std::vector<std::string> words;
+    for (int i = argc - 1; i > 0; --i) { // CLI11 takes them last first
+        std::string& word = words.emplace_back(argv[i]);
+        if (word.ends_with('=')) {
+            word.push_back(empty_value_mark);
+        }
+    }
+    return words;
+}
+
+std::string unmarked(std::string word) {
+    if (!word.empty() && word.back() == empty_value_mark) {
+        word.pop_back();
+    }
+    return word;
+}
+
+std::vector<std::string> unmarked(std::vector<std::string> words) {
+    for (auto& word : words) {
+        word = unmarked(std::move(word));
+    }
+    return words;
+}
+
 enum class InConfigFile { no, yes };
 
 // Where an option's value goes in OptionText: a value, a flag, or neither (--help, --version).
@@ -245,7 +275,7 @@ Declarations::collect(const std::function<std::string(const CLI::Option&)>& orig
         }
         if (binding.value != nullptr) {
             text.*binding.value =
-                Setting{binding.option->as<std::string>(), origin_of(*binding.option)};
+                Setting{unmarked(binding.option->as<std::string>()), origin_of(*binding.option)};
         } else if (binding.flag != nullptr) {
             text.*binding.flag = true;
         }
@@ -269,7 +299,7 @@ void refuse_unknown_options(const CLI::App& app) {
     if (rest.empty() || !is_option_word(rest.front())) {
         return;
     }
-    const std::string& word = rest.front();
+    const std::string word = unmarked(rest.front());
     // "-xk" is -x (then -k); "--bogus=1" is --bogus.
     throw UsageError(fmt::format(
         "unknown option {}", word[1] == '-' ? word.substr(0, word.find('=')) : word.substr(0, 2)));
@@ -298,18 +328,28 @@ Fatal config_error(const std::string& message) {
     return Fatal(ExitStatus::usage, message);
 }
 
-// The line a config file's entry is on (its nth time), to point at it in a message.
+std::string_view trimmed(std::string_view text) {
+    const auto start = text.find_first_not_of(" \t\r");
+    if (start == std::string_view::npos) {
+        return {};
+    }
+    return text.substr(start, text.find_last_not_of(" \t\r") - start + 1);
+}
+
+// The line a config file's entry is on (its nth time), to point at it in a message. The entries
+// come from CLI11's reader, which does not count lines.
 std::optional<size_t> line_of(std::string_view text, const std::string& entry, int nth = 1) {
     size_t number = 0;
     while (!text.empty()) {
         ++number;
         const auto end = text.find('\n');
-        std::string line(text.substr(0, end));
+        const std::string_view line = text.substr(0, end);
         text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
-        CLI::detail::trim(line);
-        auto name = line.substr(0, line.find('='));
-        CLI::detail::trim(name);
-        CLI::detail::remove_quotes(name);
+        auto name = trimmed(line.substr(0, line.find_first_of("=#")));
+        if (name.size() >= 2 && (name.front() == '"' || name.front() == '\'') &&
+            name.back() == name.front()) {
+            name = name.substr(1, name.size() - 2);
+        }
         if (name == entry && --nth == 0) {
             return number;
         }
@@ -323,7 +363,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     Declarations declarations;
     CommandLine line;
     try {
-        declarations.app.parse(argc, argv);
+        declarations.app.parse(marked_words(argc, argv));
     } catch (const CLI::CallForHelp&) {
         line.action = CommandLine::Action::help;
     } catch (const CLI::CallForVersion&) {
@@ -337,11 +377,11 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
         return line;
     }
     line.options = declarations.collect(long_name);
-    line.options.command = declarations.app.remaining();
+    line.options.command = unmarked(declarations.app.remaining());
     if (!line.options.command.empty() && line.options.command.front() == "--") {
         line.options.command.erase(line.options.command.begin());
     }
-    line.url_values = declarations.url->results();
+    line.url_values = unmarked(declarations.url->results());
     return line;
 }
 

@@ -191,6 +191,15 @@ TEST_CASE("cli: where CLI11's defaults differ from getopt_long, getopt_long's be
     CHECK(parse({"-k", "j", "-c", "[ -e /tmp/x ]"}).options.shell_command == "[ -e /tmp/x ]");
     CHECK(parse({"-k", "[a,b]", "true"}).options.key == "[a,b]");
     CHECK(parse({"-k", "j", "-c", ""}).options.shell_command == "");
+    // "--name=" is an empty value, not "--name" with the next word.
+    CHECK(usage_error({"--key=", "true"}) == "a lock key is required: -k KEY");
+    CHECK(parse_line({"--key=", "true"}).options.key->value.empty());
+    CHECK(parse_line({"--key=", "true"}).options.command == std::vector<std::string>{"true"});
+    CHECK(parse_line({"-k", "--ttl=", "true"}).options.key->value == "--ttl=");
+    CHECK(parse_line({"-k", "j", "--", "a=", "b"}).options.command ==
+          std::vector<std::string>{"a=", "b"});
+    CHECK(usage_error({"--no-renew=", "-k", "j", "true"}) == "--no-renew takes no value");
+    CHECK(usage_error({"--bogus=", "-k", "j", "true"}) == "unknown option --bogus");
     // The last of a repeated option wins.
     CHECK(parse({"-t", "1s", "--ttl=2s", "-k", "j", "true"}).options.ttl == Millis{2000});
     CHECK(parse({"-u", "redis://a", "-u", "redis://b", "-k", "j", "true"}).options.url ==

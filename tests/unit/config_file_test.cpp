@@ -4,11 +4,14 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <fcntl.h>
 #include <fstream>
 #include <map>
 #include <string>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vector>
 
 using namespace redlockrun;
 
@@ -91,4 +94,28 @@ TEST_CASE("config file: read, missing, and refused") {
     std::ofstream(dir.path + "/big") << std::string(70000, '#');
     CHECK(status_of(dir.path + "/big", true, message) == 64);
     CHECK(message.find("is larger than 65536 bytes") != std::string::npos);
+}
+
+TEST_CASE("config file: a full descriptor table is an operating-system error, not a usage error") {
+    TempDir dir;
+    const std::string path = dir.path + "/config";
+    std::ofstream(path) << "ttl = 10s\n";
+    // Fill this process's descriptor table, within a lowered limit, then give it back.
+    struct rlimit saved {};
+    REQUIRE(::getrlimit(RLIMIT_NOFILE, &saved) == 0);
+    struct rlimit lowered = saved;
+    lowered.rlim_cur = 64;
+    REQUIRE(::setrlimit(RLIMIT_NOFILE, &lowered) == 0);
+    std::vector<int> taken;
+    for (int fd; (fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;) {
+        taken.push_back(fd);
+    }
+    std::string message;
+    const int status = status_of(path, true, message);
+    for (int fd : taken) {
+        ::close(fd);
+    }
+    ::setrlimit(RLIMIT_NOFILE, &saved);
+    CHECK(status == 71);
+    CHECK(message == "cannot read the config file " + path + ": Too many open files");
 }
