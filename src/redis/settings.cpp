@@ -127,6 +127,7 @@ std::vector<Place> places_in_order(const ConnectionRequest& request,
         return Setting{value, fmt::format("${}", name)};
     };
     std::vector<Place> places;
+    places.reserve(2 + request.files.size());
     Place& command_line = places.emplace_back();
     if (request.url) {
         command_line.url = Setting{*request.url, "--url"};
