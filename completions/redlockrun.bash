@@ -8,7 +8,7 @@
 _redlockrun_options='-k --key -n --no-wait --nb -w --wait -t --ttl --no-renew
     --timestamp-unit -E --conflict-exit-code -c --command --on-lost --kill-after
     --lost-exit-code -u --url --password-file --tls-ca-file --tls-cert --tls-key
-    --tls-server-name --connect-timeout --status
+    --tls-server-name --connect-timeout --config --status
     -q --quiet -v --verbose -h --help -V --version'
 
 # Succeeds if the option (a long name, or a single short one) takes a value.
@@ -18,7 +18,7 @@ _redlockrun_takes_value()
         -[kwtEcu] | --key | --wait | --ttl | --timestamp-unit | --conflict-exit-code | \
             --command | --on-lost | --kill-after | --lost-exit-code | --url | \
             --password-file | --tls-ca-file | --tls-cert | --tls-key | \
-            --tls-server-name | --connect-timeout)
+            --tls-server-name | --connect-timeout | --config)
             return 0
             ;;
     esac
@@ -80,7 +80,7 @@ _redlockrun_value()
         --on-lost)
             mapfile -t COMPREPLY < <(compgen -W 'term ignore' -- "$value")
             ;;
-        --password-file | --tls-ca-file | --tls-cert | --tls-key)
+        --password-file | --tls-ca-file | --tls-cert | --tls-key | --config)
             if declare -F _filedir >/dev/null; then
                 local cur=$value
                 _filedir

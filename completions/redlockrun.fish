@@ -5,7 +5,7 @@
 set -g __redlockrun_value_options -k --key -w --wait -t --ttl --timestamp-unit \
     -E --conflict-exit-code -c --command --on-lost --kill-after --lost-exit-code \
     -u --url --password-file --tls-ca-file --tls-cert --tls-key --tls-server-name \
-    --connect-timeout
+    --connect-timeout --config
 
 # Prints the position, among the tokens before the cursor, of the command that
 # redlockrun will run (options end at the first word that is not one, or at
@@ -90,6 +90,7 @@ complete -c redlockrun -n __redlockrun_in_options -l tls-server-name -x -a '(__f
 complete -c redlockrun -n __redlockrun_in_options -l connect-timeout -x -a '(__redlockrun_durations)' -d 'Give up connecting after this long (duration, default 5s)'
 
 # Other
+complete -c redlockrun -n __redlockrun_in_options -l config -r -F -d 'Read settings from a file instead of the config files'
 complete -c redlockrun -n __redlockrun_in_options -l status -d 'Show who holds the lock and exit'
 complete -c redlockrun -n __redlockrun_in_options -s q -l quiet -d 'No message when the lock is busy'
 complete -c redlockrun -n __redlockrun_in_options -s v -l verbose -d 'Report waiting, acquiring and releasing'

@@ -1,12 +1,15 @@
 #include "app.hpp"
 
 #include "cli.hpp"
+#include "configuration.hpp"
 #include "fatal.hpp"
+#include "hide_password.hpp"
 #include "log.hpp"
 #include "redis/settings.hpp"
 #include "run/standard_fds.hpp"
 #include "run_locked.hpp"
 #include "status_report.hpp"
+#include "version.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -17,7 +20,9 @@ namespace redlockrun {
 
 namespace {
 
-int act(const CommandLine& line, Logger& log) {
+int act(int argc, char** argv, const ConfigPlaces& places, Logger& log) {
+    const CommandLine line = parse_command_line(argc, argv);
+    hide_url_passwords(argc, argv, line.url_values);
     switch (line.action) {
     case CommandLine::Action::help:
         std::fputs(help_text().c_str(), stdout);
@@ -28,12 +33,12 @@ int act(const CommandLine& line, Logger& log) {
     case CommandLine::Action::run:
         break;
     }
-    const Options& options = line.options;
+    const Options options = configure(line.options, places);
     log.set_verbosity(options.verbosity);
-    auto settings =
-        redis::resolve_settings(redis::ConnectionRequest{options.url, options.password_file,
-                                                         options.connect_timeout, options.tls},
-                                [](const char* name) { return std::getenv(name); });
+    auto settings = redis::resolve_settings(
+        redis::ConnectionRequest{options.url, options.password_file, options.connect_timeout,
+                                 options.tls, options.config_files},
+        [](const char* name) { return std::getenv(name); });
     if (!settings) {
         // Not a UsageError: the message names the file or variable at fault, not the syntax.
         throw Fatal(ExitStatus::usage, settings.error());
@@ -41,6 +46,9 @@ int act(const CommandLine& line, Logger& log) {
     if (settings->password_from_command_line) {
         log.notice("a password in --url is visible to every user of this machine; use "
                    "--password-file or $REDISCLI_AUTH instead");
+    }
+    for (const auto& warning : settings->warnings) {
+        log.notice("{}", warning);
     }
     if (options.status) {
         return show_status(options.key, *settings, log);
@@ -50,14 +58,14 @@ int act(const CommandLine& line, Logger& log) {
 
 } // namespace
 
-int main_entry(int argc, const char* const* argv) {
+int main_entry(int argc, char** argv, const ConfigPlaces& places) {
     // Before anything opens a descriptor, the logger's stderr above all.
     if (!run::open_closed_standard_fds()) {
         return to_int(ExitStatus::os_error);
     }
     Logger log;
     try {
-        return act(parse_command_line(argc, argv), log);
+        return act(argc, argv, places, log);
     } catch (const UsageError& error) {
         log.error("{} (see redlockrun --help)", error.what());
         return error.status();
@@ -71,6 +79,10 @@ int main_entry(int argc, const char* const* argv) {
         log.error("internal error: {}", error.what());
         return to_int(ExitStatus::internal);
     }
+}
+
+ConfigPlaces installed_config_places() {
+    return config_places(system_config_file, [](const char* name) { return std::getenv(name); });
 }
 
 } // namespace redlockrun

@@ -3,73 +3,28 @@
 #include "fatal.hpp"
 #include "version.hpp"
 
+#include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
-#include <charconv>
+#include <functional>
+#include <memory>
 #include <optional>
-#include <string_view>
+#include <set>
+#include <sstream>
 
 namespace redlockrun {
 
 namespace {
 
-constexpr const char* help = R"(Usage:
+constexpr const char* summary = R"(Usage:
  redlockrun [options] -k <key> [--] <command> [<argument>...]
  redlockrun [options] -k <key> -c <command-string>
  redlockrun [options] -k <key> --status
 
 Run a command while holding a lock in Redis, so that it never runs twice at
-once, on any number of machines.
+once, on any number of machines.)";
 
-Lock:
- -k, --key <key>               name of the lock (a Redis key)
- -n, --no-wait, --nb           fail at once if the lock is held
- -w, --wait <duration>         give up after waiting this long
-                                 (0: same as -n; default: wait forever)
- -t, --ttl <duration>          how long the lock stays valid (default 30s);
-                                 renewed every ttl/3 while the command runs
-     --no-renew                let the lock lapse after the TTL: with
-                                 --on-lost term, the TTL bounds the run
-     --timestamp-unit <unit>   write the key's timestamp in ms (default) or s
- -E, --conflict-exit-code <n>  exit status when the lock is not acquired
-                                 (default 75)
-
-Command:
- -c, --command <string>        run <string> with /bin/sh -c
-     --on-lost <action>        if the lock is lost while the command runs:
-                                 term (default) stops the command,
-                                 ignore lets it run on with a warning
-     --kill-after <duration>   send SIGKILL this long after SIGTERM
-                                 (default 10s)
-     --lost-exit-code <n>      exit status when the lock was lost (default 76)
-
-Redis:
- -u, --url <url>               redis://[user[:password]@]host[:port][/db],
-                                 rediss://... (TLS) or unix:///path[?db=N];
-                                 default: $REDLOCKRUN_URL, then $REDIS_URL,
-                                 then redis://127.0.0.1:6379
-     --password-file <file>    read the password from <file> (or set
-                                 $REDISCLI_AUTH); never put one on the command line
-     --tls-ca-file <file>      trust the CA certificates in <file> (PEM)
-                                 instead of the system's
-     --tls-cert <file>         present the client certificate in <file> (PEM)
-     --tls-key <file>          the client certificate's private key (PEM)
-     --tls-server-name <name>  the name the server's certificate must be
-                                 issued for (default: the URL's host)
-     --connect-timeout <duration>
-                               give up connecting, or waiting for a reply,
-                                 after this long (default 5s)
-
-Other:
-     --status                  show who holds the lock and exit:
-                                 0 if free, 75 if held
- -q, --quiet                   no message when the lock is busy
- -v, --verbose                 report waiting, acquiring, renewing, releasing
-                                 and forwarded signals, with timings
- -h, --help                    display this help
- -V, --version                 display version
-
-Durations: 1.5 (seconds), 500ms, 30s, 1.5s, 2m, 1h, 1m30s.
+constexpr const char* footer = R"(Durations: 1.5 (seconds), 500ms, 30s, 1.5s, 2m, 1h, 1m30s.
 
 Exit status: the command's own, or 128+N if signal N killed it;
  64 usage error, 65 the key is not a timestamp lock, 69 Redis unavailable,
@@ -79,249 +34,405 @@ Exit status: the command's own, or 128+N if signal N killed it;
 For more details see redlockrun(1).
 )";
 
-// Values are taken as text and converted after scanning, so every message is ours and names the
-// option.
-struct RawOptions {
-    std::optional<std::string> key;
-    bool no_wait = false;
-    std::optional<std::string> wait;
-    std::optional<std::string> ttl;
-    bool no_renew = false;
-    std::optional<std::string> on_lost;
-    std::optional<std::string> kill_after;
-    std::optional<std::string> lost_exit_code;
-    std::optional<std::string> timestamp_unit;
-    std::optional<std::string> conflict_exit_code;
-    std::optional<std::string> shell_command;
-    std::optional<std::string> url;
-    std::optional<std::string> password_file;
-    std::optional<std::string> tls_ca_file;
-    std::optional<std::string> tls_cert;
-    std::optional<std::string> tls_key;
-    std::optional<std::string> tls_server_name;
-    std::optional<std::string> connect_timeout;
-    bool status = false;
-    bool quiet = false;
-    bool verbose = false;
-    bool help = false;
-    bool version = false;
-};
-
-// One row per spelling. An option sets either a flag or a value; a repeated value replaces the
-// earlier one.
-struct OptionSpec {
-    char short_name; // '\0': long form only
-    std::string_view long_name;
-    bool RawOptions::*flag;
-    std::optional<std::string> RawOptions::*value;
-};
-
-constexpr OptionSpec option_specs[] = {
-    {'k', "key", nullptr, &RawOptions::key},
-    {'n', "no-wait", &RawOptions::no_wait, nullptr},
-    {'\0', "nb", &RawOptions::no_wait, nullptr},
-    {'w', "wait", nullptr, &RawOptions::wait},
-    {'t', "ttl", nullptr, &RawOptions::ttl},
-    {'\0', "no-renew", &RawOptions::no_renew, nullptr},
-    {'\0', "timestamp-unit", nullptr, &RawOptions::timestamp_unit},
-    {'E', "conflict-exit-code", nullptr, &RawOptions::conflict_exit_code},
-    {'c', "command", nullptr, &RawOptions::shell_command},
-    {'\0', "on-lost", nullptr, &RawOptions::on_lost},
-    {'\0', "kill-after", nullptr, &RawOptions::kill_after},
-    {'\0', "lost-exit-code", nullptr, &RawOptions::lost_exit_code},
-    {'u', "url", nullptr, &RawOptions::url},
-    {'\0', "password-file", nullptr, &RawOptions::password_file},
-    {'\0', "tls-ca-file", nullptr, &RawOptions::tls_ca_file},
-    {'\0', "tls-cert", nullptr, &RawOptions::tls_cert},
-    {'\0', "tls-key", nullptr, &RawOptions::tls_key},
-    {'\0', "tls-server-name", nullptr, &RawOptions::tls_server_name},
-    {'\0', "connect-timeout", nullptr, &RawOptions::connect_timeout},
-    {'\0', "status", &RawOptions::status, nullptr},
-    {'q', "quiet", &RawOptions::quiet, nullptr},
-    {'v', "verbose", &RawOptions::verbose, nullptr},
-    {'h', "help", &RawOptions::help, nullptr},
-    {'V', "version", &RawOptions::version, nullptr},
-};
-
-const OptionSpec* find_long(std::string_view name) {
-    for (const auto& spec : option_specs) {
-        if (spec.long_name == name) {
-            return &spec;
+// --help in util-linux's layout: a heading per group, the names in a column of their own, and a
+// description whose lines (broken where it has '\n') are indented a little further from the second
+// on.
+class HelpLayout : public CLI::FormatterBase {
+public:
+    std::string make_help(const CLI::App* app, std::string, CLI::AppFormatMode) const override {
+        std::string help = app->get_description() + "\n\n";
+        for (const std::string& group : app->get_groups()) {
+            help += group + ":\n";
+            for (const CLI::Option* option : app->get_options(
+                     [&group](const CLI::Option* o) { return o->get_group() == group; })) {
+                help += entry(*option);
+            }
+            help += "\n";
         }
+        return help + app->get_footer();
     }
-    return nullptr;
-}
 
-const OptionSpec* find_short(char name) {
-    for (const auto& spec : option_specs) {
-        if (spec.short_name == name) {
-            return &spec;
+private:
+    static constexpr size_t description_column = 31;
+    static constexpr size_t continuation_column = 33;
+
+    // " -n, --no-wait, --nb", "     --ttl <duration>"
+    static std::string names(const CLI::Option& option) {
+        std::string names = option.get_snames().empty()
+                                ? std::string(5, ' ')
+                                : fmt::format(" -{}, ", option.get_snames().front());
+        const char* separator = "";
+        for (const auto& name : option.get_lnames()) {
+            names += fmt::format("{}--{}", separator, name);
+            separator = ", ";
         }
+        if (option.get_expected_min() > 0) {
+            names += " " + option.get_type_name();
+        }
+        return names;
     }
-    return nullptr;
-}
 
-// getopt_long(3) syntax with its "+" mode, as in flock(1): -nq groups flags, -kjob and -k job give
-// a value, --key=job and --key job too, and options end at "--" or at the first word that is not an
-// option ("-" alone is not one). Unlike getopt_long, a long name must be written in full, so that a
-// new option can never change what an existing abbreviation meant.
-//
-// Scanning stops at --help or --version, which win over whatever follows. Returns the index of the
-// command's first word (argc if there is none).
-int scan(int argc, const char* const* argv, RawOptions& raw) {
-    int index = 1;
-    auto take_value = [&](const OptionSpec& spec, std::optional<std::string_view> attached) {
-        if (attached) {
-            raw.*spec.value = std::string(*attached);
-        } else if (index < argc) {
-            raw.*spec.value = argv[index++];
+    static std::string entry(const CLI::Option& option) {
+        std::string entry = names(option);
+        if (entry.size() + 2 > description_column) {
+            entry += "\n" + std::string(description_column, ' ');
         } else {
-            throw UsageError(fmt::format("--{} needs a value", spec.long_name));
+            entry.resize(description_column, ' ');
         }
-    };
-    while (index < argc && !raw.help && !raw.version) {
-        const std::string_view word = argv[index];
-        if (word == "--") {
-            return index + 1;
-        }
-        if (word.size() < 2 || word.front() != '-') {
-            return index;
-        }
-        ++index;
-        if (word[1] == '-') {
-            const auto equals = word.find('=');
-            const auto name =
-                word.substr(2, equals == std::string_view::npos ? word.npos : equals - 2);
-            const OptionSpec* spec = find_long(name);
-            if (spec == nullptr) {
-                throw UsageError(fmt::format("unknown option --{}", name));
+        std::istringstream lines(option.get_description());
+        std::string line;
+        for (bool first = true; std::getline(lines, line); first = false) {
+            if (!first) {
+                entry += std::string(continuation_column, ' ');
             }
-            if (spec->flag != nullptr) {
-                if (equals != std::string_view::npos) {
-                    throw UsageError(fmt::format("--{} takes no value", spec->long_name));
-                }
-                raw.*spec->flag = true;
-            } else {
-                take_value(*spec, equals == std::string_view::npos
-                                      ? std::nullopt
-                                      : std::optional(word.substr(equals + 1)));
-            }
+            entry += line + "\n";
+        }
+        return entry;
+    }
+};
+
+// CLI11 reads "--name=" as "--name" with its value in the next word, where getopt_long gives it an
+// empty value. A NUL, which no argument can contain, is put after every word that ends in '=' so
+// that CLI11 sees a value there, and taken off every word and value it hands back.
+constexpr char empty_value_mark = '\0';
+
+std::vector<std::string> marked_words(int argc, const char* const* argv) {
+    std::vector<std::string> words;
+    for (int i = argc - 1; i > 0; --i) { // CLI11 takes them last first
+        std::string& word = words.emplace_back(argv[i]);
+        if (word.ends_with('=')) {
+            word.push_back(empty_value_mark);
+        }
+    }
+    return words;
+}
+
+std::string unmarked(std::string word) {
+    if (!word.empty() && word.back() == empty_value_mark) {
+        word.pop_back();
+    }
+    return word;
+}
+
+std::vector<std::string> unmarked(std::vector<std::string> words) {
+    for (auto& word : words) {
+        word = unmarked(std::move(word));
+    }
+    return words;
+}
+
+enum class InConfigFile { no, yes };
+
+// Where an option's value goes in OptionText: a value, a flag, or neither (--help, --version).
+struct Binding {
+    const CLI::Option* option;
+    std::optional<Setting> OptionText::*value;
+    bool OptionText::*flag;
+};
+
+// Every option, declared once.
+class Declarations {
+public:
+    Declarations();
+
+    CLI::App app{"redlockrun"};
+    std::vector<Binding> bindings;
+    const CLI::Option* url = nullptr;
+
+    // What the options that were given say, each value with its origin.
+    OptionText collect(const std::function<std::string(const CLI::Option&)>& origin_of) const;
+
+private:
+    CLI::Option* value(const char* names, const char* type, InConfigFile in_config_file,
+                       const std::string& description, std::optional<Setting> OptionText::*field);
+    void flag(const char* names, const char* description, bool OptionText::*field);
+    // --help and --version win over whatever follows them, so they stop the parse where they
+    // stand, as getopt_long's caller would: by throwing CLI11's own exception for each.
+    void stop(const char* names, const char* description, std::function<void()> stop_parsing);
+
+    const char* group_ = "";
+};
+
+Declarations::Declarations() {
+    app.formatter(std::make_shared<HelpLayout>());
+    app.description(summary);
+    app.footer(footer);
+    app.set_help_flag(); // CLI11's own would act only after everything was parsed
+    // As in flock(1): the first word that is not an option starts the command, and options that
+    // are not known stay in what is left over, in front of it.
+    app.prefix_command();
+
+    group_ = "Lock";
+    value("-k,--key", "<key>", InConfigFile::no, "name of the lock (a Redis key)",
+          &OptionText::key);
+    flag("-n,--no-wait,--nb", "fail at once if the lock is held", &OptionText::no_wait);
+    value("-w,--wait", "<duration>", InConfigFile::yes,
+          "give up after waiting this long\n(0: same as -n; default: wait forever)",
+          &OptionText::wait);
+    value(
+        "-t,--ttl", "<duration>", InConfigFile::yes,
+        "how long the lock stays valid (default 30s);\nrenewed every ttl/3 while the command runs",
+        &OptionText::ttl);
+    flag("--no-renew",
+         "let the lock lapse after the TTL: with\n--on-lost term, the TTL bounds the run",
+         &OptionText::no_renew);
+    value("--timestamp-unit", "<unit>", InConfigFile::yes,
+          "write the key's timestamp in ms (default) or s", &OptionText::timestamp_unit);
+    value("-E,--conflict-exit-code", "<n>", InConfigFile::yes,
+          "exit status when the lock is not acquired\n(default 75)",
+          &OptionText::conflict_exit_code);
+
+    group_ = "Command";
+    value("-c,--command", "<string>", InConfigFile::no, "run <string> with /bin/sh -c",
+          &OptionText::shell_command);
+    value("--on-lost", "<action>", InConfigFile::yes,
+          "if the lock is lost while the command runs:\nterm (default) stops the command,\n"
+          "ignore lets it run on with a warning",
+          &OptionText::on_lost);
+    value("--kill-after", "<duration>", InConfigFile::yes,
+          "send SIGKILL this long after SIGTERM\n(default 10s)", &OptionText::kill_after);
+    value("--lost-exit-code", "<n>", InConfigFile::yes,
+          "exit status when the lock was lost (default 76)", &OptionText::lost_exit_code);
+
+    group_ = "Redis";
+    url = value("-u,--url", "<url>", InConfigFile::yes,
+                "redis://[[user:]password@]host[:port][/db],\nrediss://... (TLS) or "
+                "unix:///path[?db=N];\ndefault: $REDLOCKRUN_URL, then $REDIS_URL,\nthen the "
+                "config files, then\nredis://127.0.0.1:6379",
+                &OptionText::url);
+    value("--password-file", "<file>", InConfigFile::yes,
+          "read the password from <file> (or set\n$REDISCLI_AUTH); never put one on the\n"
+          "command line",
+          &OptionText::password_file);
+    value("--tls-ca-file", "<file>", InConfigFile::yes,
+          "trust the CA certificates in <file> (PEM)\ninstead of the system's",
+          &OptionText::tls_ca_file);
+    value("--tls-cert", "<file>", InConfigFile::yes,
+          "present the client certificate in <file> (PEM)", &OptionText::tls_cert);
+    value("--tls-key", "<file>", InConfigFile::yes, "the client certificate's private key (PEM)",
+          &OptionText::tls_key);
+    value("--tls-server-name", "<name>", InConfigFile::yes,
+          "the name the server's certificate must be\nissued for (default: the URL's host)",
+          &OptionText::tls_server_name);
+    value("--connect-timeout", "<duration>", InConfigFile::yes,
+          "give up connecting, or waiting for a reply,\nafter this long (default 5s)",
+          &OptionText::connect_timeout);
+
+    group_ = "Other";
+    value("--config", "<file>", InConfigFile::no,
+          fmt::format("read settings from <file> instead of\n{} and\n~/.config/redlockrun/config",
+                      system_config_file),
+          &OptionText::config);
+    flag("--status", "show who holds the lock and exit:\n0 if free, 75 if held",
+         &OptionText::status);
+    flag("-q,--quiet", "no message when the lock is busy", &OptionText::quiet);
+    flag("-v,--verbose",
+         "report waiting, acquiring, renewing, releasing\nand forwarded signals, with timings",
+         &OptionText::verbose);
+    stop("-h,--help", "display this help", [] { throw CLI::CallForHelp(); });
+    stop("-V,--version", "display version", [] { throw CLI::CallForVersion(); });
+}
+
+CLI::Option* Declarations::value(const char* names, const char* type, InConfigFile in_config_file,
+                                 const std::string& description,
+                                 std::optional<Setting> OptionText::*field) {
+    CLI::Option* option = app.add_option(names)
+                              ->description(description)
+                              ->type_name(type)
+                              ->group(group_)
+                              ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
+                              ->configurable(in_config_file == InConfigFile::yes);
+    bindings.push_back({option, field, nullptr});
+    return option;
+}
+
+void Declarations::flag(const char* names, const char* description, bool OptionText::*field) {
+    // No "--flag=value": CLI11 would take any value, and "--no-renew=no" would renew nothing.
+    CLI::Option* option = app.add_flag(names)
+                              ->description(description)
+                              ->group(group_)
+                              ->disable_flag_override()
+                              ->configurable(false);
+    bindings.push_back({option, nullptr, field});
+}
+
+void Declarations::stop(const char* names, const char* description,
+                        std::function<void()> stop_parsing) {
+    CLI::Option* option = app.add_flag_callback(names, std::move(stop_parsing), description)
+                              ->group(group_)
+                              ->disable_flag_override()
+                              ->configurable(false)
+                              ->trigger_on_parse();
+    bindings.push_back({option, nullptr, nullptr});
+}
+
+OptionText
+Declarations::collect(const std::function<std::string(const CLI::Option&)>& origin_of) const {
+    OptionText text;
+    for (const Binding& binding : bindings) {
+        if (binding.option->count() == 0) {
             continue;
         }
-        for (size_t at = 1; at < word.size() && !raw.help && !raw.version; ++at) {
-            const OptionSpec* spec = find_short(word[at]);
-            if (spec == nullptr) {
-                throw UsageError(fmt::format("unknown option -{}", word[at]));
+        if (binding.value != nullptr) {
+            text.*binding.value =
+                Setting{unmarked(binding.option->as<std::string>()), origin_of(*binding.option)};
+        } else if (binding.flag != nullptr) {
+            text.*binding.flag = true;
+        }
+    }
+    return text;
+}
+
+std::string long_name(const CLI::Option& option) {
+    return "--" + option.get_lnames().front();
+}
+
+// A word CLI11 left over that is an option, not the command: "-x", "--bogus=1".
+bool is_option_word(const std::string& word) {
+    return word.size() > 1 && word.front() == '-' && word != "--";
+}
+
+// Reports an option CLI11 did not know, as getopt_long would: the first one, before anything that
+// came after it.
+void refuse_unknown_options(const CLI::App& app) {
+    const auto rest = app.remaining();
+    if (rest.empty() || !is_option_word(rest.front())) {
+        return;
+    }
+    const std::string word = unmarked(rest.front());
+    // "-xk" is -x (then -k); "--bogus=1" is --bogus.
+    throw UsageError(fmt::format(
+        "unknown option {}", word[1] == '-' ? word.substr(0, word.find('=')) : word.substr(0, 2)));
+}
+
+// CLI11's own words never reach the user: its two messages about an option's value are recognised
+// by the option's name at their start, and said again in ours.
+std::string usage_message(const Declarations& declarations, const CLI::ParseError& error) {
+    const std::string text = error.what();
+    for (const Binding& binding : declarations.bindings) {
+        const CLI::Option& option = *binding.option;
+        if (text.starts_with(option.get_name() + ": ")) {
+            return fmt::format("{} needs a value", long_name(option));
+        }
+        for (const auto& name : option.get_lnames()) {
+            if (text.starts_with(name + " was given")) {
+                return fmt::format("--{} takes no value", name);
             }
-            if (spec->flag != nullptr) {
-                raw.*spec->flag = true;
-                continue;
-            }
-            take_value(*spec,
-                       at + 1 < word.size() ? std::optional(word.substr(at + 1)) : std::nullopt);
-            break;
         }
     }
-    return index;
+    return "the command line cannot be parsed";
 }
 
-Millis duration_option(const char* name, const std::string& text) {
-    auto duration = parse_duration(text);
-    if (!duration) {
-        throw UsageError(fmt::format(
-            "{}: '{}' is not a duration (examples: 1.5, 500ms, 30s, 2m, 1h)", name, text));
-    }
-    return *duration;
+// A mistake in a config file: a usage error, but one that --help cannot explain.
+Fatal config_error(const std::string& message) {
+    return Fatal(ExitStatus::usage, message);
 }
 
-int exit_code_option(const char* name, const std::string& text) {
-    int code = -1;
-    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), code);
-    if (text.empty() || error != std::errc{} || end != text.data() + text.size() || code < 0 ||
-        code > 255) {
-        throw UsageError(fmt::format("{}: '{}' is not an exit status from 0 to 255", name, text));
+std::string_view trimmed(std::string_view text) {
+    const auto start = text.find_first_not_of(" \t\r");
+    if (start == std::string_view::npos) {
+        return {};
     }
-    return code;
+    return text.substr(start, text.find_last_not_of(" \t\r") - start + 1);
 }
 
-Options convert(const RawOptions& raw, std::vector<std::string> command) {
-    Options options;
-    options.key = raw.key.value_or("");
-    options.no_wait = raw.no_wait;
-    if (raw.wait) {
-        options.wait = duration_option("--wait", *raw.wait);
-    }
-    if (raw.ttl) {
-        options.ttl = duration_option("--ttl", *raw.ttl);
-    }
-    options.renew = !raw.no_renew;
-    if (raw.on_lost) {
-        if (*raw.on_lost == "term") {
-            options.on_lost = OnLost::term;
-        } else if (*raw.on_lost == "ignore") {
-            options.on_lost = OnLost::ignore;
-        } else {
-            throw UsageError(
-                fmt::format("--on-lost: '{}' is neither term nor ignore", *raw.on_lost));
+// The line a config file's entry is on (its nth time), to point at it in a message. The entries
+// come from CLI11's reader, which does not count lines.
+std::optional<size_t> line_of(std::string_view text, const std::string& entry, int nth = 1) {
+    size_t number = 0;
+    while (!text.empty()) {
+        ++number;
+        const auto end = text.find('\n');
+        const std::string_view line = text.substr(0, end);
+        text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
+        auto name = trimmed(line.substr(0, line.find_first_of("=#")));
+        if (name.size() >= 2 && (name.front() == '"' || name.front() == '\'') &&
+            name.back() == name.front()) {
+            name = name.substr(1, name.size() - 2);
+        }
+        if (name == entry && --nth == 0) {
+            return number;
         }
     }
-    if (raw.kill_after) {
-        options.kill_after = duration_option("--kill-after", *raw.kill_after);
-    }
-    if (raw.lost_exit_code) {
-        options.lost_exit_code = exit_code_option("--lost-exit-code", *raw.lost_exit_code);
-    }
-    if (raw.timestamp_unit) {
-        auto unit = lock::parse_unit(*raw.timestamp_unit);
-        if (!unit) {
-            throw UsageError(
-                fmt::format("--timestamp-unit: '{}' is neither ms nor s", *raw.timestamp_unit));
-        }
-        options.timestamp_unit = *unit;
-    }
-    if (raw.conflict_exit_code) {
-        options.conflict_exit_code =
-            exit_code_option("--conflict-exit-code", *raw.conflict_exit_code);
-    }
-    options.shell_command = raw.shell_command;
-    options.url = raw.url;
-    options.password_file = raw.password_file;
-    options.tls = {raw.tls_ca_file, raw.tls_cert, raw.tls_key, raw.tls_server_name};
-    if (raw.connect_timeout) {
-        options.connect_timeout = duration_option("--connect-timeout", *raw.connect_timeout);
-    }
-    options.status = raw.status;
-    if (raw.quiet && raw.verbose) {
-        throw UsageError("-q and -v exclude each other");
-    }
-    options.verbosity =
-        raw.quiet ? Verbosity::quiet : (raw.verbose ? Verbosity::verbose : Verbosity::normal);
-
-    options.command = std::move(command);
-    return options;
+    return std::nullopt;
 }
 
 } // namespace
 
 CommandLine parse_command_line(int argc, const char* const* argv) {
-    RawOptions raw;
-    const int command_start = scan(argc, argv, raw);
+    Declarations declarations;
     CommandLine line;
-    if (raw.help) {
+    try {
+        declarations.app.parse(marked_words(argc, argv));
+    } catch (const CLI::CallForHelp&) {
         line.action = CommandLine::Action::help;
-        return line;
-    }
-    if (raw.version) {
+    } catch (const CLI::CallForVersion&) {
         line.action = CommandLine::Action::version;
+    } catch (const CLI::ParseError& error) {
+        refuse_unknown_options(declarations.app);
+        throw UsageError(usage_message(declarations, error));
+    }
+    refuse_unknown_options(declarations.app);
+    if (line.action != CommandLine::Action::run) {
         return line;
     }
-    line.options = convert(raw, std::vector<std::string>(argv + command_start, argv + argc));
-    validate(line.options);
+    line.options = declarations.collect(long_name);
+    line.options.command = unmarked(declarations.app.remaining());
+    if (!line.options.command.empty() && line.options.command.front() == "--") {
+        line.options.command.erase(line.options.command.begin());
+    }
+    line.url_values = unmarked(declarations.url->results());
     return line;
 }
 
+OptionText parse_config_text(std::string_view text, const std::string& file) {
+    const auto where = [&](const std::string& entry, int nth = 1) {
+        const auto line = line_of(text, entry, nth);
+        return line ? fmt::format("{}, line {}", file, *line) : file;
+    };
+    Declarations declarations;
+    auto format = std::make_shared<CLI::ConfigTOML>();
+    std::istringstream stream{std::string(text)};
+    std::set<std::string> seen;
+    for (const CLI::ConfigItem& item : format->from_config(stream)) {
+        if (!item.parents.empty()) {
+            throw config_error(fmt::format("{}: [{}]: redlockrun's settings have no sections", file,
+                                           item.parents.front()));
+        }
+        const CLI::Option* option = declarations.app.get_option_no_throw("--" + item.name);
+        if (option == nullptr) {
+            throw config_error(fmt::format("{}: unknown entry '{}' (see FILES in redlockrun(1))",
+                                           where(item.name), item.name));
+        }
+        if (!option->get_configurable()) {
+            throw config_error(fmt::format("{}: {} can be given on the command line only",
+                                           where(item.name), item.name));
+        }
+        if (!seen.insert(item.name).second) {
+            throw config_error(fmt::format("{}: {} is set twice", where(item.name, 2), item.name));
+        }
+        if (item.inputs.size() != 1) {
+            throw config_error(
+                fmt::format("{}: {} takes one value (put one with spaces or commas in quotes)",
+                            where(item.name), item.name));
+        }
+    }
+    // Every entry is known to be allowed by now: CLI11 assigns them as it would options.
+    declarations.app.config_formatter(format);
+    std::istringstream entries{std::string(text)};
+    try {
+        declarations.app.parse_from_stream(entries);
+    } catch (const CLI::ParseError&) {
+        throw config_error(fmt::format("{}: cannot be read as a config file", file));
+    }
+    return declarations.collect([&](const CLI::Option& option) {
+        const std::string name = option.get_lnames().front();
+        return fmt::format("{}: {}", where(name), name);
+    });
+}
+
 std::string help_text() {
-    return help;
+    return Declarations().app.help();
 }
 
 std::string version_text() {
@@ -329,12 +440,26 @@ std::string version_text() {
 }
 
 std::vector<std::string> accepted_option_names() {
+    Declarations declarations;
     std::vector<std::string> names;
-    for (const auto& spec : option_specs) {
-        if (spec.short_name != '\0') {
-            names.push_back(std::string{'-', spec.short_name});
+    for (const Binding& binding : declarations.bindings) {
+        for (const auto& name : binding.option->get_snames()) {
+            names.push_back("-" + name);
         }
-        names.push_back(fmt::format("--{}", spec.long_name));
+        for (const auto& name : binding.option->get_lnames()) {
+            names.push_back("--" + name);
+        }
+    }
+    return names;
+}
+
+std::vector<std::string> config_entry_names() {
+    Declarations declarations;
+    std::vector<std::string> names;
+    for (const Binding& binding : declarations.bindings) {
+        if (binding.option->get_configurable()) {
+            names.push_back(binding.option->get_lnames().front());
+        }
     }
     return names;
 }

@@ -1,10 +1,13 @@
-// The command line, in the style of flock(1) and redis-cli: parsed into Options before anything
-// runs. Options end at the first word that is not one (or at "--"); the rest is the command.
+// The command line and the config files' syntax, in the style of flock(1) and redis-cli, declared
+// once with CLI11: the declarations are the parser, the config file's list of entries and --help.
+// Options end at the first word that is not one (or at "--"); the rest is the command. Values are
+// returned as written: configuration.cpp converts and checks them.
 #pragma once
 
-#include "options.hpp"
+#include "option_text.hpp"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace redlockrun {
@@ -12,16 +15,25 @@ namespace redlockrun {
 struct CommandLine {
     enum class Action { run, help, version };
     Action action = Action::run;
-    Options options;
+    OptionText options;
+    std::vector<std::string> url_values; // every --url given, the overridden ones too
 };
 
-// Throws UsageError (exit 64) for anything it cannot make sense of; validate() runs too.
+// Throws UsageError (exit 64), naming the option, for anything it cannot make sense of.
 CommandLine parse_command_line(int argc, const char* const* argv);
+
+// The entries of a config file (CLI11's TOML/INI syntax), with `file` for messages. Only connection
+// and lock settings may appear, each once. Throws Fatal (usage) naming the file, the line and the
+// entry.
+OptionText parse_config_text(std::string_view text, const std::string& file);
 
 std::string help_text();
 std::string version_text();
 
 // Every option name the parser accepts ("-k", "--key", ...): the documentation must list them all.
 std::vector<std::string> accepted_option_names();
+
+// The entries a config file may hold ("url", "ttl", ...).
+std::vector<std::string> config_entry_names();
 
 } // namespace redlockrun

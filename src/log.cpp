@@ -1,5 +1,7 @@
 #include "log.hpp"
 
+#include "printable.hpp"
+
 #include <cerrno>
 #include <string>
 #include <unistd.h>
@@ -7,10 +9,10 @@
 namespace redlockrun {
 
 void Logger::write(std::string_view line) {
-    // One write(2) per message so that lines from concurrent processes do not interleave.
-    std::string text;
-    text.reserve(line.size() + 13);
-    text.append("redlockrun: ").append(line).push_back('\n');
+    // One write(2) per message so that lines from concurrent processes do not interleave. A value
+    // quoted in the message (a key, a file name, a host name from Redis) cannot break the line.
+    std::string text = "redlockrun: " + printable(line);
+    text.push_back('\n');
     const char* data = text.data();
     size_t left = text.size();
     while (left > 0) {

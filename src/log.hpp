@@ -1,5 +1,6 @@
 // The one way redlockrun talks to the user about itself: one line per message on stderr, prefixed
-// "redlockrun: ". Messages never contain a password or the owner token; callers pass endpoints
+// "redlockrun: ", with control characters escaped (printable.hpp) so that no value quoted in it can
+// forge a line. Messages never contain a password or the owner token; callers pass endpoints
 // through redis::Endpoint::display(), which redacts credentials.
 #pragma once
 

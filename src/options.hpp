@@ -1,11 +1,14 @@
-// Everything the command line asks for, as plain data: parsed by cli.cpp, checked by validate(),
-// then acted on. No option lives anywhere else.
+// Everything a run is asked to do, as plain data: read by cli.cpp from the command line and the
+// config files, converted by to_options(), checked by validate(), then acted on. No option lives
+// anywhere else.
 #pragma once
 
 #include "duration.hpp"
 #include "exit_status.hpp"
 #include "lock/timestamp.hpp"
 #include "log.hpp"
+#include "option_text.hpp"
+#include "redis/settings.hpp"
 #include "redis/tls.hpp"
 
 #include <optional>
@@ -33,6 +36,9 @@ struct Options {
     std::optional<std::string> url;                            // -u
     std::optional<std::string> password_file;
     redis::TlsOptions tls; // --tls-*
+    // What the config files say about the connection, the file that wins first: it comes after
+    // the environment, so redis/settings.cpp puts it in its place.
+    std::vector<redis::FileConnection> config_files;
     Millis connect_timeout{5000};
     bool status = false;                     // --status
     Verbosity verbosity = Verbosity::normal; // -q / -v
@@ -40,8 +46,13 @@ struct Options {
 
 inline constexpr Millis min_ttl{100};
 
+// Converts every value, or throws UsageError naming where the bad one was written (a TTL below
+// min_ttl is one). The connection settings of config files are not in `text`: configuration.cpp
+// adds them.
+Options to_options(const OptionText& text);
+
 // Throws UsageError for combinations that make no sense: no key, no command, both a command and
-// -c, a command with --status, -n with -w, a TTL below min_ttl.
+// -c, a command with --status, -n with -w.
 void validate(const Options& options);
 
 } // namespace redlockrun

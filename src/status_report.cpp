@@ -4,6 +4,7 @@
 #include "lock/keys.hpp"
 #include "lock/lock_client.hpp"
 #include "lock/timestamp.hpp"
+#include "printable.hpp"
 
 #include <fmt/core.h>
 
@@ -74,7 +75,7 @@ int show_status(const std::string& key, const redis::ConnectionSettings& setting
     if (report.exit_status == to_int(ExitStatus::foreign_value)) {
         log.error("{}", report.line);
     } else {
-        std::fputs((report.line + "\n").c_str(), stdout);
+        std::fputs((printable(report.line) + "\n").c_str(), stdout);
         std::fflush(stdout);
     }
     return report.exit_status;

@@ -104,17 +104,23 @@ Result parse_tcp(std::string_view rest, bool tls) {
     if (at != std::string_view::npos) {
         std::string_view userinfo = authority.substr(0, at);
         authority = authority.substr(at + 1);
+        // As redis-cli reads it: "user:password", or a lone password (never a lone user name).
         auto colon = userinfo.find(':');
-        auto user = percent_decode(userinfo.substr(0, colon));
-        if (!user) {
-            return unexpected(std::string("bad percent-encoding in the user name"));
-        }
-        endpoint.user = *user;
         if (colon != std::string_view::npos) {
-            auto password = percent_decode(userinfo.substr(colon + 1));
-            if (!password) {
-                return unexpected(std::string("bad percent-encoding in the password"));
+            auto user = percent_decode(userinfo.substr(0, colon));
+            if (!user) {
+                return unexpected(std::string("bad percent-encoding in the user name"));
             }
+            endpoint.user = *user;
+        }
+        auto password =
+            percent_decode(colon == std::string_view::npos ? userinfo : userinfo.substr(colon + 1));
+        if (!password) {
+            return unexpected(std::string("bad percent-encoding in the password"));
+        }
+        // "user:@host" names the user and leaves the password to --password-file or the
+        // environment.
+        if (!password->empty()) {
             endpoint.password = *password;
         }
     }
@@ -190,6 +196,27 @@ Expected<Endpoint, std::string> parse_url(std::string_view url) {
         return parse_unix(url.substr(unix_scheme.size()));
     }
     return unexpected(std::string("the URL must start with redis://, rediss:// or unix://"));
+}
+
+std::optional<TextSpan> password_span(std::string_view url) {
+    // Wider than parse_url() on purpose: everything up to the last '@' counts as user information,
+    // so that a password is found even in a URL that parse_url() would refuse.
+    const auto scheme_end = url.find("://");
+    if (scheme_end == std::string_view::npos || url.substr(0, scheme_end) == "unix") {
+        return std::nullopt;
+    }
+    const size_t userinfo_start = scheme_end + 3;
+    const auto at = url.rfind('@');
+    if (at == std::string_view::npos || at < userinfo_start) {
+        return std::nullopt;
+    }
+    const auto colon = url.substr(userinfo_start, at - userinfo_start).find(':');
+    const size_t start =
+        colon == std::string_view::npos ? userinfo_start : userinfo_start + colon + 1;
+    if (start == at) {
+        return std::nullopt;
+    }
+    return TextSpan{start, at - start};
 }
 
 } // namespace redlockrun::redis

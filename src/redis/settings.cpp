@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -123,16 +124,29 @@ const char* first_tls_option(const TlsOptions& tls) {
     return "--tls-server-name";
 }
 
-Expected<bool, std::string> set_up_tls(const TlsOptions& options, ConnectionSettings& settings) {
+// The command line's --tls-* options, with what it leaves out taken from the first config file that
+// gives it. A config file's TLS entries are defaults for rediss:// URLs, so a URL without TLS from
+// elsewhere does not turn them into an error; --tls-* on the command line with such a URL is one.
+Expected<bool, std::string> set_up_tls(const ConnectionRequest& request,
+                                       ConnectionSettings& settings) {
     if (!settings.endpoint.tls) {
-        if (options.any()) {
+        if (request.tls.any()) {
             // Silently talking in clear to a server the user meant to reach over TLS is worse
             // than refusing.
             return unexpected(fmt::format("{} needs a rediss:// URL, and {} gives a {} one",
-                                          first_tls_option(options), settings.url_source,
+                                          first_tls_option(request.tls), settings.url_source,
                                           settings.endpoint.unix_socket ? "unix://" : "redis://"));
         }
         return true;
+    }
+    TlsOptions options = request.tls;
+    for (const auto& file : request.files) {
+        for (auto field : {&TlsOptions::ca_file, &TlsOptions::cert_file, &TlsOptions::key_file,
+                           &TlsOptions::server_name}) {
+            if (!(options.*field)) {
+                options.*field = file.tls.*field;
+            }
+        }
     }
     // Checked here as well as where they are loaded, so that a FIFO or a device is refused before
     // anything opens it the blocking way.
@@ -153,6 +167,66 @@ Expected<bool, std::string> set_up_tls(const TlsOptions& options, ConnectionSett
     return true;
 }
 
+// One of the places connection settings come from, in the order they win: the command line, the
+// environment, each config file.
+struct Place {
+    std::optional<Setting> url;
+    std::optional<Setting> password_file;
+    std::optional<Setting> password; // $REDISCLI_AUTH
+};
+
+std::vector<Place> places_in_order(const ConnectionRequest& request,
+                                   const Environment& environment) {
+    auto variable = [&environment](const char* name) -> std::optional<Setting> {
+        const char* value = environment(name);
+        if (value == nullptr || *value == '\0') {
+            return std::nullopt;
+        }
+        return Setting{value, fmt::format("${}", name)};
+    };
+    std::vector<Place> places;
+    places.reserve(2 + request.files.size());
+    Place& command_line = places.emplace_back();
+    if (request.url) {
+        command_line.url = Setting{*request.url, "--url"};
+    }
+    if (request.password_file) {
+        command_line.password_file = Setting{*request.password_file, "--password-file"};
+    }
+    Place& environment_place = places.emplace_back();
+    environment_place.url = variable("REDLOCKRUN_URL");
+    if (!environment_place.url) {
+        environment_place.url = variable("REDIS_URL");
+    }
+    environment_place.password = variable("REDISCLI_AUTH");
+    for (const auto& file : request.files) {
+        places.push_back(Place{file.url, file.password_file, std::nullopt});
+    }
+    return places;
+}
+
+// read_password_file() speaks of --password-file; a config file's entry is named by where it is.
+std::string as_from(const Setting& password_file, const std::string& message) {
+    constexpr std::string_view option = "--password-file: ";
+    if (password_file.origin == "--password-file") {
+        return message;
+    }
+    return fmt::format("{}: {}", password_file.origin,
+                       message.starts_with(option) ? message.substr(option.size()) : message);
+}
+
+// Like ssh with a private key, but only a warning: the password was readable before this run.
+std::optional<std::string> exposure_warning(const Setting& password_file) {
+    struct stat status {};
+    if (::stat(password_file.value.c_str(), &status) != 0 ||
+        (status.st_mode & (S_IRGRP | S_IROTH)) == 0) {
+        return std::nullopt;
+    }
+    return fmt::format("{}: {} can be read by other users (mode {:04o}); make it private with "
+                       "chmod 600",
+                       password_file.origin, password_file.value, status.st_mode & 07777);
+}
+
 } // namespace
 
 Expected<ConnectionSettings, std::string> resolve_settings(const ConnectionRequest& request,
@@ -160,44 +234,54 @@ Expected<ConnectionSettings, std::string> resolve_settings(const ConnectionReque
     ConnectionSettings settings;
     settings.connect_timeout = request.connect_timeout;
 
-    auto variable = [&environment](const char* name) -> std::optional<std::string> {
-        const char* value = environment(name);
-        return value && *value ? std::optional<std::string>(value) : std::nullopt;
-    };
+    const std::vector<Place> places = places_in_order(request, environment);
+    const auto url_place = std::find_if(places.begin(), places.end(),
+                                        [](const Place& place) { return place.url.has_value(); });
     std::string url(default_url);
-    if (request.url) {
-        url = *request.url;
-        settings.url_source = "--url";
-    } else if (auto value = variable("REDLOCKRUN_URL")) {
-        url = *value;
-        settings.url_source = "$REDLOCKRUN_URL";
-    } else if (auto value_of_redis_url = variable("REDIS_URL")) {
-        url = *value_of_redis_url;
-        settings.url_source = "$REDIS_URL";
+    if (url_place != places.end()) {
+        url = url_place->url->value;
+        settings.url_source = url_place->url->origin;
     }
     auto endpoint = parse_url(url);
     if (!endpoint) {
         return unexpected(fmt::format("{}: {}", settings.url_source, endpoint.error()));
     }
     settings.endpoint = std::move(*endpoint);
-    if (auto tls = set_up_tls(request.tls, settings); !tls) {
+    if (auto tls = set_up_tls(request, settings); !tls) {
         return unexpected(tls.error());
     }
     settings.password_from_command_line = request.url && settings.endpoint.password.has_value();
 
-    if (request.password_file) {
-        auto password = read_password_file(*request.password_file);
-        if (!password) {
-            return unexpected(password.error());
+    // The first place that says anything about the password decides it; a URL's password counts
+    // only if that URL is the one used.
+    const std::optional<std::string> url_password = std::move(settings.endpoint.password);
+    settings.endpoint.password.reset();
+    for (auto place = places.begin(); place != places.end(); ++place) {
+        if (place->password_file) {
+            auto password = read_password_file(place->password_file->value);
+            if (!password) {
+                return unexpected(as_from(*place->password_file, password.error()));
+            }
+            if (auto warning = exposure_warning(*place->password_file)) {
+                settings.warnings.push_back(std::move(*warning));
+            }
+            settings.endpoint.password = std::move(*password);
+            break;
         }
-        settings.endpoint.password = std::move(*password);
-    } else if (!settings.endpoint.password) {
-        settings.endpoint.password = variable("REDISCLI_AUTH");
+        if (place == url_place && url_password) {
+            settings.endpoint.password = url_password;
+            break;
+        }
+        if (place->password) {
+            settings.endpoint.password = place->password->value;
+            break;
+        }
     }
     if (!settings.endpoint.user.empty() && !settings.endpoint.password) {
-        return unexpected(fmt::format("{}: user {} has no password; give one with --password-file, "
-                                      "$REDISCLI_AUTH or in the URL",
-                                      settings.url_source, settings.endpoint.user));
+        // Not even the user name is repeated: a mistyped URL may have put a password there.
+        return unexpected(fmt::format("{}: the URL names a user but no password; give one with "
+                                      "--password-file, $REDISCLI_AUTH or in the URL",
+                                      settings.url_source));
     }
     return settings;
 }

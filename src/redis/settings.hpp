@@ -1,18 +1,24 @@
-// How to reach Redis, resolved from the command line and the environment:
-//   URL       --url, else $REDLOCKRUN_URL, else $REDIS_URL, else redis://127.0.0.1:6379
-//   password  --password-file, else the URL's, else $REDISCLI_AUTH
-//   TLS       rediss:// URLs, with the --tls-* files read up front
+// How to reach Redis, resolved from the command line, the environment and the config files, each
+// setting from the first of these that gives it (DESIGN.md §10):
+//   URL       --url, else $REDLOCKRUN_URL, else $REDIS_URL, else the config files' url, else
+//             redis://127.0.0.1:6379
+//   password  from the first of those places that gives one: its password file, else the password
+//             in its URL (only if that URL is the one used), else ($REDISCLI_AUTH) the password
+//   TLS       rediss:// URLs, with the --tls-* files read up front; a config file's tls-* entries
+//             fill in what the command line leaves out, and only for a rediss:// URL
 #pragma once
 
 #include "duration.hpp"
 #include "expected.hpp"
 #include "redis/endpoint.hpp"
 #include "redis/tls.hpp"
+#include "setting.hpp"
 
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace redlockrun::redis {
 
@@ -22,6 +28,14 @@ struct ConnectionSettings {
     std::string url_source = "default"; // "--url", "$REDIS_URL"... for messages
     bool password_from_command_line = false;
     std::shared_ptr<const TlsClient> tls; // set for rediss:// only
+    std::vector<std::string> warnings;    // for the user, before anything connects
+};
+
+// What one config file says about the connection.
+struct FileConnection {
+    std::optional<Setting> url;
+    std::optional<Setting> password_file;
+    TlsOptions tls;
 };
 
 struct ConnectionRequest {
@@ -29,6 +43,8 @@ struct ConnectionRequest {
     std::optional<std::string> password_file; // --password-file
     Millis connect_timeout{5000};
     TlsOptions tls; // --tls-*: only with a rediss:// URL
+    // The config files, the one that wins first; they come after the environment.
+    std::vector<FileConnection> files;
 };
 
 using Environment = std::function<const char*(const char* name)>;

@@ -172,6 +172,7 @@ expect_exactly "redlockrun -k job --password-file=$work/passw" "$work/password"
 expect_exactly 'redlockrun -u r' redis:// rediss://
 expect_exactly 'redlockrun -u ' redis:// rediss:// unix:///
 expect_exactly "redlockrun --tls-ca-file $work/pas" "$work/passage" "$work/password"
+expect_exactly "redlockrun --config $work/pas" "$work/passage" "$work/password"
 expect_exactly "redlockrun -u rediss://h --tls-cert=$work/passw" "$work/password"
 expect_exactly 'redlockrun --tls-server-name ' 
 

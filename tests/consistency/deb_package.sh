@@ -47,6 +47,7 @@ expect_entry -rw-r--r-- ./usr/share/bash-completion/completions/redlockrun
 expect_entry -rw-r--r-- ./usr/share/zsh/vendor-completions/_redlockrun
 expect_entry -rw-r--r-- ./usr/share/fish/vendor_completions.d/redlockrun.fish
 expect_entry -rw-r--r-- ./usr/share/doc/redlockrun/copyright
+expect_entry -rw-r--r-- ./usr/share/doc/redlockrun/examples/redlockrun.conf
 expect_entry -rw-r--r-- ./usr/share/doc/redlockrun/changelog.Debian.gz
 if grep -v -e '^d' -e ' ./usr/bin/' -e ' ./usr/share/' "$work/contents" | grep -q .; then
     fail "files outside /usr/bin and /usr/share: $(grep -v -e '^d' -e ' ./usr/' "$work/contents")"

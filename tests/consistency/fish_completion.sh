@@ -73,6 +73,7 @@ expect 'redlockrun --kill-after=2' --kill-after=2s
 expect 'redlockrun -u ' redis:// rediss:// unix:///
 expect "redlockrun --password-file $work/pas" "$work/passage" "$work/password"
 expect "redlockrun --tls-ca-file $work/pas" "$work/passage" "$work/password"
+expect "redlockrun --config $work/pas" "$work/passage" "$work/password"
 expect 'redlockrun -k '
 expect 'redlockrun -qk '
 

@@ -26,7 +26,8 @@ place() {
         *) echo "$work/root/usr/$1/$2" ;;
     esac
 }
-expected=("$(place "$bindir" redlockrun)" "$(place "$mandir/man1" redlockrun.1)")
+expected=("$(place "$bindir" redlockrun)" "$(place "$mandir/man1" redlockrun.1)"
+    "$(place "$docdir/examples" redlockrun.conf)")
 [ -n "$bash_dir" ] && expected+=("$(place "$bash_dir" redlockrun)")
 [ -n "$zsh_dir" ] && expected+=("$(place "$zsh_dir" _redlockrun)")
 [ -n "$fish_dir" ] && expected+=("$(place "$fish_dir" redlockrun.fish)")

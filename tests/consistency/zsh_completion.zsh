@@ -83,6 +83,7 @@ expect 'redlockrun -t 30' h
 expect 'redlockrun -u ' redis:// rediss:// unix:///
 expect "redlockrun --password-file $work/pas" passage password
 expect "redlockrun --tls-key $work/pas" passage password
+expect "redlockrun --config $work/pas" passage password
 expect 'redlockrun -k '
 
 # The command, after the options or after --, and then its own completion.

@@ -9,6 +9,7 @@ redis-cli -p "$ACL_PORT" acl setuser locker on '>lockerpass' '~*' '+@all' >/dev/
 redis-cli -p "$ACL_PORT" acl setuser nogetter on '>getterpass' '~*' '+@all' '-get' >/dev/null
 redis-cli -p "$ACL_PORT" acl setuser default off >/dev/null
 secure_cli() { redis-cli -p "$SECURE_PORT" --no-auth-warning -a 'correct horse battery' "$@"; }
+secure_lock_held() { [ "$(secure_cli exists "$1")" = 1 ]; }
 
 test_nothing_listening_is_69() {
     local port
@@ -173,14 +174,69 @@ test_right_password_works_from_every_source() {
 
 test_acl_users() {
     printf 'lockerpass\n' >"$WORK/password"
-    run_rlr -u "redis://locker@127.0.0.1:$ACL_PORT" --password-file "$WORK/password" -k job -- true
+    run_rlr -u "redis://locker:@127.0.0.1:$ACL_PORT" --password-file "$WORK/password" -k job -- true
     expect_status 0
     run_rlr -u "redis://locker:wrong@127.0.0.1:$ACL_PORT" -k job -- true
     expect_status 69
     expect_contains "$err" "WRONGPASS" "message"
-    run_rlr -u "redis://locker@127.0.0.1:$ACL_PORT" -k job -- true
+    run_rlr -u "redis://locker:@127.0.0.1:$ACL_PORT" -k job -- true
     expect_status 64
-    expect_contains "$err" "user locker has no password" "message"
+    expect_contains "$err" "the URL names a user but no password" "message"
+    expect_not_contains "$err" "locker" "message"
+}
+
+# redis-cli reads user information without a ':' as a password; so does redlockrun, and no message
+# repeats it.
+test_a_lone_user_information_is_a_password_and_never_shown() {
+    run_rlr -u "redis://correct%20horse%20battery@127.0.0.1:$SECURE_PORT" -k job -- true
+    expect_status 0
+    run_rlr -v -u "redis://S3cretPW@127.0.0.1:$SECURE_PORT" -k job -- true
+    expect_status 69
+    expect_contains "$err" "WRONGPASS" "message"
+    expect_not_contains "$out$err" "S3cretPW" "output"
+    run_rlr -u "redis://S3cretPW@127.0.0.1:0" -k job -- true
+    expect_status 64
+    expect_not_contains "$out$err" "S3cretPW" "output"
+}
+
+# As ssh does for a private key: a password file that others can read is named, with its mode.
+test_a_password_file_others_can_read_gets_a_warning() {
+    printf 'correct horse battery\n' >"$WORK/password"
+    chmod 644 "$WORK/password"
+    run_rlr -u "redis://127.0.0.1:$SECURE_PORT" --password-file "$WORK/password" -k job -- true
+    expect_status 0
+    expect_eq "$err" "redlockrun: --password-file: $WORK/password can be read by other users (mode 0644); make it private with chmod 600" "warning"
+    chmod 600 "$WORK/password"
+    run_rlr -u "redis://127.0.0.1:$SECURE_PORT" --password-file "$WORK/password" -k job -- true
+    expect_status 0
+    expect_eq "$err" "" "no warning for a private file"
+}
+
+# mysql(1) overwrites a password given on its command line; redlockrun does the same in its own
+# argv, so that ps and /proc/PID/cmdline stop showing it once the command line is read.
+test_a_url_password_is_blotted_out_of_the_command_line() {
+    local form encoded=correct%20horse%20battery blot
+    local url="redis://:$encoded@127.0.0.1:$SECURE_PORT"
+    printf -v blot '%*s' "${#encoded}" ''
+    blot=${blot// /x}
+    for form in separate attached short; do
+        case $form in
+        separate) start_bg holder -u "$url" -k "held-$form" -- sleep 30 ;;
+        attached) start_bg holder "--url=$url" -k "held-$form" -- sleep 30 ;;
+        short) start_bg holder -qu"$url" -k "held-$form" -- sleep 30 ;;
+        esac
+        wait_for "the $form holder to take its lock" secure_lock_held "held-$form" || continue
+        local cmdline
+        cmdline=$(tr '\0' ' ' </proc/"$holder"/cmdline)
+        expect_not_contains "$cmdline" "horse" "$form: /proc/PID/cmdline"
+        expect_not_contains "$cmdline" "$encoded" "$form: /proc/PID/cmdline"
+        expect_contains "$cmdline" "127.0.0.1:$SECURE_PORT" "$form: the rest of the URL"
+        expect_contains "$(ps -o args= -p "$holder")" "://:$blot@127.0.0.1" "$form: ps"
+        [ "$form" = short ] || expect_contains "$(cat "$WORK/holder.err")" \
+            "a password in --url is visible" "$form: the warning stays"
+        kill -TERM "$holder"
+        wait "$holder"
+    done
 }
 
 test_a_user_denied_a_command_the_scripts_run_gets_redis_error() {
@@ -189,7 +245,7 @@ test_a_user_denied_a_command_the_scripts_run_gets_redis_error() {
     printf 'getterpass\n' >"$WORK/password"
     redis-cli -p "$ACL_PORT" --user locker --pass lockerpass --no-auth-warning \
         set job "$(($(date +%s) - 60))" >/dev/null
-    run_rlr -u "redis://nogetter@127.0.0.1:$ACL_PORT" --password-file "$WORK/password" -k job -- \
+    run_rlr -u "redis://nogetter:@127.0.0.1:$ACL_PORT" --password-file "$WORK/password" -k job -- \
         touch "$WORK/ran"
     expect_status 69
     expect_contains "$err" "can't run this command" "message"
@@ -318,6 +374,32 @@ test_running_out_of_file_descriptors_is_71() {
     expect_eq "$(rcli dbsize)" 0 "nothing written"
     with_open_files 6 -k job -- touch "$WORK/ran"
     expect_status 0 "with room for the socket"
+}
+
+# A value cannot break a message into lines, or send the terminal an escape sequence: control
+# characters are echoed escaped, wherever the value comes from.
+test_control_characters_in_a_value_are_escaped() {
+    local esc=$'\e'
+    run_rlr -k job -t $'1\nfoo' true
+    expect_status 64
+    expect_eq "$err" "redlockrun: --ttl: '1\\nfoo' is not a duration (examples: 1.5, 500ms, 30s, 2m, 1h) (see redlockrun --help)" "the message"
+    run_rlr -k job $'--bogus\r\e[2J' true
+    expect_status 64
+    expect_eq "$err" "redlockrun: unknown option --bogus\\r\\x1b[2J (see redlockrun --help)" "an option name"
+    run_rlr -k job --password-file $'/nonexistent/a\nb' true
+    expect_status 64
+    expect_eq "$(wc -l <"$WORK/err")" 1 "one line for a file name"
+    expect_contains "$err" "/nonexistent/a\\nb" "a file name"
+    # Keys: a busy message, and a lock lost on the way.
+    start_bg holder -k $'job\n'"$esc"'[31m' -- sleep 30
+    wait_for "the holder" lock_held $'job\n'"$esc"'[31m'
+    run_rlr -n -k $'job\n'"$esc"'[31m' -- true
+    expect_status 75
+    expect_eq "$(wc -l <"$WORK/err")" 1 "one line for a busy key"
+    expect_contains "$err" "redlockrun: job\\n\\x1b[31m is held by " "a busy key"
+    expect_not_contains "$err" "$esc" "no escape character"
+    kill -TERM "$holder"
+    wait "$holder"
 }
 
 test_help_and_version() {

@@ -133,6 +133,8 @@ restart_redis() {
 start_redis REDIS
 export REDLOCKRUN_URL="redis://127.0.0.1:$REDIS_PORT"
 unset REDIS_URL REDISCLI_AUTH
+# The user running the tests may have a config file of their own: it must not change what is tested.
+export XDG_CONFIG_HOME="$WORK/no-config"
 
 rcli() { redis-cli -p "$REDIS_PORT" "$@"; }
 

@@ -25,6 +25,18 @@ test_status_held_by_redlockrun() {
     expect_status 0
 }
 
+# --status writes to standard output: a key's control characters are escaped there too.
+test_status_escapes_control_characters_in_the_key() {
+    run_rlr -k $'two\nlines\e]0;title\a' --status
+    expect_status 0
+    expect_eq "$out" 'two\nlines\x1b]0;title\x07: free' "the status line"
+    rcli set $'two\nlines\e]0;title\a' 'not a timestamp' >/dev/null
+    run_rlr -k $'two\nlines\e]0;title\a' --status
+    expect_status 65
+    expect_eq "$(wc -l <"$WORK/err")" 1 "one line on stderr"
+    expect_contains "$err" 'two\nlines\x1b]0;title\x07 holds a value' "the foreign key"
+}
+
 test_status_held_by_a_classic_client_in_either_unit() {
     rcli set job $(( $(server_ms) / 1000 + 60 )) >/dev/null
     run_rlr -k job --status

@@ -1,4 +1,5 @@
 #include "cli.hpp"
+#include "configuration.hpp"
 #include "fatal.hpp"
 
 #include <doctest/doctest.h>
@@ -6,6 +7,7 @@
 #include <algorithm>
 #include <initializer_list>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,10 +15,25 @@ using namespace redlockrun;
 
 namespace {
 
-CommandLine parse(std::initializer_list<const char*> words) {
+CommandLine parse_line(std::initializer_list<const char*> words) {
     std::vector<const char*> argv{"redlockrun"};
     argv.insert(argv.end(), words.begin(), words.end());
     return parse_command_line(static_cast<int>(argv.size()), argv.data());
+}
+
+// The command line converted and checked, with no config file.
+struct Parsed {
+    CommandLine::Action action;
+    Options options;
+};
+
+Parsed parse(std::initializer_list<const char*> words) {
+    const CommandLine line = parse_line(words);
+    Parsed parsed{line.action, {}};
+    if (line.action == CommandLine::Action::run) {
+        parsed.options = configure(line.options, ConfigPlaces{});
+    }
+    return parsed;
 }
 
 std::string usage_error(std::initializer_list<const char*> words) {
@@ -164,4 +181,89 @@ TEST_CASE("cli: --help lists every option the parser accepts, and no other") {
         ++words;
     }
     CHECK(words >= accepted.size());
+}
+
+TEST_CASE("cli: where CLI11's defaults differ from getopt_long, getopt_long's behaviour holds") {
+    // A value may begin with '-', and may hold what CLI11 would otherwise split or unpack.
+    CHECK(parse({"-k", "-weird", "true"}).options.key == "-weird");
+    CHECK(parse({"--key", "--", "true"}).options.key == "--");
+    CHECK(parse({"-k", "a,b", "true"}).options.key == "a,b");
+    CHECK(parse({"-k", "j", "-c", "[ -e /tmp/x ]"}).options.shell_command == "[ -e /tmp/x ]");
+    CHECK(parse({"-k", "[a,b]", "true"}).options.key == "[a,b]");
+    CHECK(parse({"-k", "j", "-c", ""}).options.shell_command == "");
+    // "--name=" is an empty value, not "--name" with the next word.
+    CHECK(usage_error({"--key=", "true"}) == "a lock key is required: -k KEY");
+    CHECK(parse_line({"--key=", "true"}).options.key->value.empty());
+    CHECK(parse_line({"--key=", "true"}).options.command == std::vector<std::string>{"true"});
+    CHECK(parse_line({"-k", "--ttl=", "true"}).options.key->value == "--ttl=");
+    CHECK(parse_line({"-k", "j", "--", "a=", "b"}).options.command ==
+          std::vector<std::string>{"a=", "b"});
+    CHECK(usage_error({"--no-renew=", "-k", "j", "true"}) == "--no-renew takes no value");
+    CHECK(usage_error({"--bogus=", "-k", "j", "true"}) == "unknown option --bogus");
+    // The last of a repeated option wins.
+    CHECK(parse({"-t", "1s", "--ttl=2s", "-k", "j", "true"}).options.ttl == Millis{2000});
+    CHECK(parse({"-u", "redis://a", "-u", "redis://b", "-k", "j", "true"}).options.url ==
+          "redis://b");
+    // Flags take no value, whatever CLI11 would make of one.
+    CHECK(usage_error({"--no-renew=yes", "-k", "j", "true"}) == "--no-renew takes no value");
+    CHECK(usage_error({"--no-renew=false", "-k", "j", "true"}) == "--no-renew takes no value");
+    CHECK(usage_error({"--nb=1", "-k", "j", "true"}) == "--nb takes no value");
+    CHECK(usage_error({"--help=me"}) == "--help takes no value");
+    // A dash and a digit is an unknown option, not the command.
+    CHECK(usage_error({"-k", "j", "-1", "true"}) == "unknown option -1");
+    CHECK(usage_error({"-k", "j", "-xq", "true"}) == "unknown option -x");
+    // An unknown option before a bad one is reported first, as getopt_long would.
+    CHECK(usage_error({"--bogus", "-k"}) == "unknown option --bogus");
+    CHECK(usage_error({"-q", "--config"}) == "--config needs a value");
+}
+
+TEST_CASE("cli: every --url given is kept, for hiding its password") {
+    const auto line =
+        parse_line({"-u", "redis://:one@h", "--url=redis://:two@h", "-k", "j", "true"});
+    CHECK(line.url_values == std::vector<std::string>{"redis://:one@h", "redis://:two@h"});
+    CHECK(line.options.url->origin == "--url");
+    CHECK_FALSE(line.options.config.has_value());
+    CHECK(parse_line({"--config", "/x", "-k", "j", "true"}).options.config->value == "/x");
+}
+
+TEST_CASE("cli: --help is laid out as util-linux's, from the declarations") {
+    const std::string help = help_text();
+    CHECK(help.starts_with(
+        "Usage:\n redlockrun [options] -k <key> [--] <command> [<argument>...]\n"));
+    CHECK(help.find("\nLock:\n -k, --key <key>               name of the lock (a Redis key)\n"
+                    " -n, --no-wait, --nb           fail at once if the lock is held\n") !=
+          std::string::npos);
+    CHECK(help.find("\n     --connect-timeout <duration>\n"
+                    "                               give up connecting, or waiting for a reply,\n"
+                    "                                 after this long (default 5s)\n") !=
+          std::string::npos);
+    CHECK(help.find("\n\nCommand:\n") != std::string::npos);
+    CHECK(help.find("\n\nRedis:\n") != std::string::npos);
+    CHECK(help.find("\n\nOther:\n") != std::string::npos);
+    CHECK(help.ends_with("For more details see redlockrun(1).\n"));
+    // No line is wider than a terminal's 80 columns.
+    std::istringstream lines(help);
+    for (std::string line; std::getline(lines, line);) {
+        CAPTURE(line);
+        CHECK(line.size() <= 80);
+    }
+}
+
+TEST_CASE("cli: what a config file may hold") {
+    const auto names = config_entry_names();
+    const std::vector<std::string> expected{"wait",
+                                            "ttl",
+                                            "timestamp-unit",
+                                            "conflict-exit-code",
+                                            "on-lost",
+                                            "kill-after",
+                                            "lost-exit-code",
+                                            "url",
+                                            "password-file",
+                                            "tls-ca-file",
+                                            "tls-cert",
+                                            "tls-key",
+                                            "tls-server-name",
+                                            "connect-timeout"};
+    CHECK(names == expected);
 }

@@ -39,7 +39,48 @@ TEST_CASE("URL: password only, percent-encoding, '@' in the password") {
     REQUIRE(raw_at);
     CHECK(raw_at->password == "a@b");
     CHECK(raw_at->host == "h");
-    CHECK(parse_url("redis://bob@h")->password.has_value() == false);
+}
+
+TEST_CASE("URL: user information without ':' is a password, as redis-cli reads it") {
+    auto lone = parse_url("redis://S3cretPW@127.0.0.1:7301");
+    REQUIRE(lone);
+    CHECK(lone->user.empty());
+    CHECK(lone->password == "S3cretPW");
+    CHECK(parse_url("redis://p%40ss@h")->password == "p@ss");
+    // "user:" names the user and leaves the password to be given elsewhere.
+    auto user_only = parse_url("redis://alice:@h");
+    REQUIRE(user_only);
+    CHECK(user_only->user == "alice");
+    CHECK_FALSE(user_only->password.has_value());
+    CHECK_FALSE(parse_url("redis://@h")->password.has_value());
+    CHECK(parse_url("redis://:@h")->user.empty());
+}
+
+namespace {
+
+std::string blotted(std::string url) {
+    const auto span = password_span(url);
+    if (span) {
+        url.replace(span->start, span->length, span->length, 'x');
+    }
+    return url;
+}
+
+} // namespace
+
+TEST_CASE("URL: where the password is written, to blot it out") {
+    CHECK(blotted("redis://alice:s3cret@h:1/2") == "redis://alice:xxxxxx@h:1/2");
+    CHECK(blotted("redis://:s3cret@h") == "redis://:xxxxxx@h");
+    CHECK(blotted("rediss://S3cretPW@h") == "rediss://xxxxxxxx@h");
+    CHECK(blotted("redis://:p%40ss@h") == "redis://:xxxxxx@h");
+    CHECK(blotted("redis://:a@b@h") == "redis://:xxx@h");
+    // Also where parse_url() would refuse the URL.
+    CHECK(blotted("redis://:pa/ss@h") == "redis://:xxxxx@h");
+    CHECK(blotted("redis://:s3cret@h:99999") == "redis://:xxxxxx@h:99999");
+    CHECK_FALSE(password_span("redis://alice:@h"));
+    CHECK_FALSE(password_span("redis://h:1/2"));
+    CHECK_FALSE(password_span("unix:///run/a@b.sock"));
+    CHECK_FALSE(password_span("not a url"));
 }
 
 TEST_CASE("URL: IPv6 literals") {

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+using namespace redlockrun;
 using namespace redlockrun::redis;
 
 namespace {
@@ -154,15 +155,137 @@ TEST_CASE("settings: a file option that is a FIFO is refused without waiting for
     ::rmdir(directory);
 }
 
-TEST_CASE("settings: a user needs a password") {
+TEST_CASE("settings: a user needs a password, and is never named in a message") {
     FakeEnvironment env;
     ConnectionRequest request;
-    request.url = "redis://alice@h";
+    request.url = "redis://alice:@h";
     auto refused = resolve_settings(request, env.function());
     REQUIRE_FALSE(refused);
-    CHECK(refused.error().find("user alice has no password") != std::string::npos);
+    CHECK(refused.error() == "--url: the URL names a user but no password; give one with "
+                             "--password-file, $REDISCLI_AUTH or in the URL");
     env.variables["REDISCLI_AUTH"] = "pw";
+    auto resolved = resolve_settings(request, env.function());
+    REQUIRE(resolved);
+    CHECK(resolved->endpoint.user == "alice");
+    CHECK(resolved->endpoint.password == "pw");
+}
+
+TEST_CASE("settings: a lone user information in the URL is a password") {
+    FakeEnvironment env;
+    ConnectionRequest request;
+    request.url = "redis://S3cretPW@h";
+    auto resolved = resolve_settings(request, env.function());
+    REQUIRE(resolved);
+    CHECK(resolved->endpoint.user.empty());
+    CHECK(resolved->endpoint.password == "S3cretPW");
+    CHECK(resolved->password_from_command_line);
+}
+
+TEST_CASE("settings: a password file that others can read gets a warning naming it and its mode") {
+    FakeEnvironment env;
+    ConnectionRequest request;
+    TempFile file("pw-not-shown\n");
+    request.password_file = file.path;
+    REQUIRE(::chmod(file.path.c_str(), 0640) == 0);
+    auto open_file = resolve_settings(request, env.function());
+    REQUIRE(open_file);
+    REQUIRE(open_file->warnings.size() == 1);
+    CHECK(open_file->warnings[0] == "--password-file: " + file.path +
+                                        " can be read by other users (mode 0640); make it "
+                                        "private with chmod 600");
+    REQUIRE(::chmod(file.path.c_str(), 0600) == 0);
+    auto private_file = resolve_settings(request, env.function());
+    REQUIRE(private_file);
+    CHECK(private_file->warnings.empty());
+}
+
+TEST_CASE("settings: config files come after the environment, the first file first") {
+    FakeEnvironment env;
+    ConnectionRequest request;
+    FileConnection user;
+    user.url = Setting{"redis://from-user-file:1", "user.conf, line 1: url"};
+    FileConnection system;
+    system.url = Setting{"redis://from-system-file:1", "system.conf, line 1: url"};
+    request.files = {user, system};
+    auto from_user = resolve_settings(request, env.function());
+    REQUIRE(from_user);
+    CHECK(from_user->endpoint.host == "from-user-file");
+    CHECK(from_user->url_source == "user.conf, line 1: url");
+    request.files = {FileConnection{}, system};
+    CHECK(resolve_settings(request, env.function())->endpoint.host == "from-system-file");
+    env.variables["REDIS_URL"] = "redis://from-environment:1";
+    CHECK(resolve_settings(request, env.function())->endpoint.host == "from-environment");
+    request.url = "redis://from-option:1";
+    CHECK(resolve_settings(request, env.function())->endpoint.host == "from-option");
+
+    FileConnection bad;
+    bad.url = Setting{"redis://:hunter2@h:0", "bad.conf, line 4: url"};
+    request = {};
+    request.files = {bad};
+    auto refused = resolve_settings(request, FakeEnvironment{}.function());
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error() == "bad.conf, line 4: url: the port must be a number from 1 to 65535");
+}
+
+TEST_CASE("settings: the password comes from the first place that gives one") {
+    FakeEnvironment env;
+    TempFile file_password("from-file\n");
+    FileConnection file;
+    file.password_file = Setting{file_password.path, "c.conf, line 2: password-file"};
+
+    // A config file's password file, when nothing else gives a password.
+    ConnectionRequest request;
+    request.files = {file};
+    CHECK(resolve_settings(request, env.function())->endpoint.password == "from-file");
+    // The environment wins over the file...
+    env.variables["REDISCLI_AUTH"] = "from-env";
+    CHECK(resolve_settings(request, env.function())->endpoint.password == "from-env");
+    // ...and so does a password in the URL of the environment.
+    env.variables.erase("REDISCLI_AUTH");
+    env.variables["REDIS_URL"] = "redis://:from-env-url@h";
+    CHECK(resolve_settings(request, env.function())->endpoint.password == "from-env-url");
+    // A URL's password goes only with that URL: a file's URL that is not used gives none.
+    env.variables["REDIS_URL"] = "redis://h";
+    FileConnection url_only;
+    url_only.url = Setting{"redis://:from-file-url@other", "d.conf, line 1: url"};
+    request.files = {url_only};
+    auto unused = resolve_settings(request, env.function());
+    REQUIRE(unused);
+    CHECK(unused->endpoint.host == "h");
+    CHECK_FALSE(unused->endpoint.password.has_value());
+    // Within one file, its password file wins over the password in its URL, as on the command
+    // line.
+    env.variables.erase("REDIS_URL");
+    url_only.password_file = file.password_file;
+    request.files = {url_only};
+    CHECK(resolve_settings(request, env.function())->endpoint.password == "from-file");
+
+    // A config file's password file that cannot be read is named by where it was given.
+    file.password_file->value = "/nonexistent/pw";
+    request.files = {file};
+    auto missing = resolve_settings(request, env.function());
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error() == "c.conf, line 2: password-file: cannot read /nonexistent/pw: No such "
+                             "file or directory");
+}
+
+TEST_CASE("settings: a config file's TLS entries are for rediss:// URLs only") {
+    FakeEnvironment env;
+    FileConnection file;
+    file.tls.ca_file = "/nonexistent/ca.pem";
+    ConnectionRequest request;
+    request.files = {file};
+    request.url = "redis://h";
+    // Not an error: the file's TLS settings are defaults for another kind of URL.
     CHECK(resolve_settings(request, env.function()));
+    request.url = "rediss://h";
+    auto refused = resolve_settings(request, env.function());
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error() ==
+          "--tls-ca-file: cannot read /nonexistent/ca.pem: No such file or directory");
+    // The command line's own --tls-* options win over the file's.
+    request.tls.ca_file = "/nonexistent/other.pem";
+    CHECK(resolve_settings(request, env.function()).error().find("other.pem") != std::string::npos);
 }
 
 namespace {

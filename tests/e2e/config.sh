@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# Config files (DESIGN.md §10): the order of the places settings come from, --config, and files that
+# are refused, each against real redis-servers.
+#
+#   REDLOCKRUN_TEST_SYSCONFDIR_BINARY  redlockrun built to read REDLOCKRUN_TEST_SYSTEM_CONFIG as its
+#                                      system file (the real binary reads only the sysconfdir's)
+. "$(dirname "$0")/lib.sh"
+
+SYSCONF_BINARY=${REDLOCKRUN_TEST_SYSCONFDIR_BINARY:?set by CTest}
+SYSTEM_CONFIG=${REDLOCKRUN_TEST_SYSTEM_CONFIG:?set by CTest}
+EXAMPLE="$(dirname "$0")/../../packaging/redlockrun.conf.example"
+mkdir -p "$(dirname "$SYSTEM_CONFIG")"
+rm -f "$SYSTEM_CONFIG"
+trap 'rm -f "$SYSTEM_CONFIG"; cleanup' EXIT
+
+start_redis SYS
+start_redis USER
+start_redis CMD
+start_redis SECURE --requirepass 'correct horse battery'
+
+# The server a run took its lock on: the one that has the key's fencing counter.
+server_of() {
+    local prefix port
+    for prefix in REDIS SYS USER CMD; do
+        port=${prefix}_PORT
+        if [ "$(redis-cli -p "${!port}" exists "{$1}:redlockrun:fence")" = 1 ]; then
+            echo "$prefix"
+        fi
+    done
+}
+
+flush_all() {
+    local prefix port
+    for prefix in REDIS SYS USER CMD; do
+        port=${prefix}_PORT
+        redis-cli -p "${!port}" flushall >/dev/null
+    done
+}
+
+write_user_config() { # TEXT [MODE]
+    mkdir -p "$WORK/xdg/redlockrun"
+    printf '%s\n' "$1" >"$WORK/xdg/redlockrun/config"
+    chmod "${2:-600}" "$WORK/xdg/redlockrun/config"
+}
+
+# Each place overrides the one before: system file, user file, environment, command line. Seen in
+# which server takes the lock (url) and in the lock's TTL (ttl).
+test_each_place_overrides_the_one_before() {
+    local REDLOCKRUN=$SYSCONF_BINARY
+    export XDG_CONFIG_HOME="$WORK/xdg"
+    unset REDLOCKRUN_URL
+    printf 'url = "redis://127.0.0.1:%s"\nttl = 41s\nkill-after = 2s\n' "$SYS_PORT" >"$SYSTEM_CONFIG"
+    run_rlr -k a -- true
+    expect_status 0
+    expect_eq "$(server_of a)" SYS "the system file alone"
+
+    write_user_config "url = redis://127.0.0.1:$USER_PORT
+ttl = 52s"
+    run_rlr -k b -- sh -c "redis-cli -p $USER_PORT pttl b"
+    expect_status 0
+    expect_eq "$(server_of b)" USER "the user's file over the system's"
+    expect_ge "$out" 45000 "the user's ttl over the system's"
+
+    REDLOCKRUN_URL="redis://127.0.0.1:$REDIS_PORT" run_rlr -k c -- sh -c "redis-cli -p $REDIS_PORT pttl c"
+    expect_status 0
+    expect_eq "$(server_of c)" REDIS "the environment over the files"
+    expect_ge "$out" 45000 "the user file's ttl, with the URL from the environment"
+
+    REDLOCKRUN_URL="redis://127.0.0.1:$REDIS_PORT" run_rlr -u "redis://127.0.0.1:$CMD_PORT" -t 30s \
+        -k d -- sh -c "redis-cli -p $CMD_PORT pttl d"
+    expect_status 0
+    expect_eq "$(server_of d)" CMD "the command line over everything"
+    expect_lt "$out" 31000 "the command line's ttl"
+    rm -f "$SYSTEM_CONFIG"
+}
+
+test_config_replaces_both_files() {
+    local REDLOCKRUN=$SYSCONF_BINARY
+    export XDG_CONFIG_HOME="$WORK/xdg"
+    unset REDLOCKRUN_URL
+    printf 'url = redis://127.0.0.1:%s\nttl = 300ms\n' "$SYS_PORT" >"$SYSTEM_CONFIG"
+    write_user_config "url = redis://127.0.0.1:$USER_PORT"
+    printf 'url = redis://127.0.0.1:%s\n' "$CMD_PORT" >"$WORK/named.conf"
+    run_rlr --config "$WORK/named.conf" -k e -- sh -c "redis-cli -p $CMD_PORT pttl e"
+    expect_status 0
+    expect_eq "$(server_of e)" CMD "--config's file, and neither of the others"
+    expect_ge "$out" 20000 "the system file's ttl was not read"
+
+    # /dev/null: no settings from any file.
+    REDLOCKRUN_URL="redis://127.0.0.1:$REDIS_PORT" run_rlr --config /dev/null -k f -- true
+    expect_status 0
+    expect_eq "$(server_of f)" REDIS "no file at all"
+
+    flush_all
+    run_rlr --config "$WORK/missing.conf" -k g -- touch "$WORK/ran"
+    expect_status 64
+    expect_eq "$err" "redlockrun: cannot read the config file $WORK/missing.conf: No such file or directory" "message"
+    [ -e "$WORK/ran" ] && fail "the command ran"
+    expect_eq "$(server_of g)" "" "nothing written"
+    rm -f "$SYSTEM_CONFIG"
+}
+
+# Missing default files are fine: only --config's must exist.
+test_missing_default_files_are_fine() {
+    local REDLOCKRUN=$SYSCONF_BINARY
+    export XDG_CONFIG_HOME="$WORK/nothing/here"
+    run_rlr -k h -- true
+    expect_status 0
+    expect_eq "$(server_of h)" REDIS "the environment's server"
+}
+
+test_a_password_in_a_file_others_can_read_is_refused() {
+    export XDG_CONFIG_HOME="$WORK/xdg"
+    unset REDLOCKRUN_URL
+    local mode
+    for mode in 644 640 604; do
+        write_user_config "url = redis://:correct%20horse%20battery@127.0.0.1:$SECURE_PORT" "$mode"
+        run_rlr -k job -- touch "$WORK/ran"
+        expect_status 64 "mode $mode"
+        expect_contains "$err" "the config file $WORK/xdg/redlockrun/config holds a password" "mode $mode"
+        expect_contains "$err" "(mode 0$mode)" "mode $mode"
+        expect_not_contains "$err" "horse" "mode $mode"
+        [ -e "$WORK/ran" ] && fail "the command ran (mode $mode)"
+    done
+    # A lone password in the URL counts as well.
+    write_user_config "url = redis://S3cret@127.0.0.1:$SECURE_PORT" 644
+    run_rlr -k job -- true
+    expect_status 64
+    expect_not_contains "$err" "S3cret" "message"
+    expect_eq "$(redis-cli -p "$SECURE_PORT" --no-auth-warning -a 'correct horse battery' dbsize)" 0 \
+        "nothing written"
+
+    write_user_config "url = redis://:correct%20horse%20battery@127.0.0.1:$SECURE_PORT" 600
+    run_rlr -k job -- true
+    expect_status 0 "a private file"
+    # A password file named by the config is fine at any mode of the config itself.
+    printf 'correct horse battery\n' >"$WORK/password"
+    chmod 600 "$WORK/password"
+    write_user_config "url = redis://127.0.0.1:$SECURE_PORT
+password-file = $WORK/password" 644
+    run_rlr -k job -- true
+    expect_status 0 "a password file"
+    expect_eq "$err" "" "no warning"
+}
+
+test_an_unknown_or_forbidden_entry_is_an_error_naming_file_and_line() {
+    export XDG_CONFIG_HOME="$WORK/xdg"
+    write_user_config "# defaults
+ttl = 10s
+conect-timeout = 1s"
+    run_rlr -k job -- touch "$WORK/ran"
+    expect_status 64
+    expect_eq "$err" "redlockrun: $WORK/xdg/redlockrun/config, line 3: unknown entry 'conect-timeout' (see FILES in redlockrun(1))" "a misspelt entry"
+    local entry
+    for entry in 'key = other' 'command = "rm -rf /"' 'status = true' 'config = /etc/passwd' \
+        'quiet = true'; do
+        write_user_config "$entry"
+        run_rlr -k job -- touch "$WORK/ran"
+        expect_status 64 "$entry"
+        expect_contains "$err" "$WORK/xdg/redlockrun/config, line 1: ${entry%% *} can be given on the command line only" "$entry"
+    done
+    write_user_config "ttl = 1x"
+    run_rlr -k job -- touch "$WORK/ran"
+    expect_status 64
+    expect_contains "$err" "$WORK/xdg/redlockrun/config, line 1: ttl: '1x' is not a duration" "a bad value"
+    [ -e "$WORK/ran" ] && fail "the command ran"
+    expect_eq "$(rcli dbsize)" 0 "nothing written"
+}
+
+# Opening a FIFO for reading waits for a writer: a config file must never make redlockrun hang.
+test_a_fifo_is_refused_at_once() {
+    export XDG_CONFIG_HOME="$WORK/xdg"
+    mkdir -p "$WORK/xdg/redlockrun"
+    mkfifo "$WORK/xdg/redlockrun/config" "$WORK/fifo.conf"
+    run_rlr -k job -- true
+    expect_status 64
+    expect_eq "$err" "redlockrun: the config file $WORK/xdg/redlockrun/config is not a regular file; it is not read" "the user's file"
+    run_rlr --config "$WORK/fifo.conf" -k job -- true
+    expect_status 64
+    expect_contains "$err" "the config file $WORK/fifo.conf is not a regular file" "--config"
+    expect_lt "$elapsed_ms" 10000 "did not wait for a writer"
+}
+
+# The installed example is accepted entry by entry, with its commented-out entries put in.
+test_the_example_file_is_accepted() {
+    [ -f "$EXAMPLE" ] || { fail "no $EXAMPLE"; return; }
+    sed -E 's/^# ?([a-z-]+ = )/\1/' "$EXAMPLE" >"$WORK/example.conf"
+    chmod 600 "$WORK/example.conf"
+    grep -q '^url = ' "$WORK/example.conf" || fail "the example has no url entry"
+    # The command line's URL and the environment's password make the example's own unused.
+    REDISCLI_AUTH=x run_rlr --config "$WORK/example.conf" -u "unix://$WORK/no.sock" -k job --status
+    expect_status 69
+    expect_contains "$err" "cannot connect to Redis at unix:$WORK/no.sock" "the example was accepted"
+    run_rlr --config "$EXAMPLE" -k job -- true
+    expect_status 0 "the example as installed"
+}
+
+run_tests
