@@ -50,10 +50,20 @@ std::optional<ConfigFile> read_config_file(const std::string& path, bool require
     // O_NONBLOCK: opening a FIFO with no writer would otherwise wait for one.
     const UniqueFd file(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
     if (!file.valid()) {
-        if ((errno == ENOENT || errno == ENOTDIR) && !required) {
-            return std::nullopt;
+        const int error = errno;
+        if (!required) {
+            if (error == ENOENT || error == ENOTDIR) {
+                return std::nullopt;
+            }
+            // With the descriptor table full, open() fails before it looks for the file; a usual
+            // place that holds no file is still no reason to stop.
+            struct stat status {};
+            if ((error == EMFILE || error == ENFILE) && ::stat(path.c_str(), &status) != 0 &&
+                (errno == ENOENT || errno == ENOTDIR)) {
+                return std::nullopt;
+            }
         }
-        cannot_read(path, errno);
+        cannot_read(path, error);
     }
     struct stat status {};
     if (::fstat(file.get(), &status) != 0) {
