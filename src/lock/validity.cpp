@@ -16,4 +16,8 @@ SteadyTime renewal_due(SteadyTime sent, Millis validity, Millis ttl) {
     return sent + std::min(ttl, validity) / 3;
 }
 
+SteadyTime fresh_until(SteadyTime sent, Millis validity, Millis ttl) {
+    return sent + std::min(ttl, validity) - ttl * 2 / 3;
+}
+
 } // namespace redlockrun::lock

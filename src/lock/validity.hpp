@@ -22,4 +22,10 @@ SteadyTime validity_deadline(SteadyTime sent, Millis validity, Millis ttl);
 // When such a grant or renewal is next due for renewal: a third of its validity after it was sent.
 SteadyTime renewal_due(SteadyTime sent, Millis validity, Millis ttl);
 
+// Until when a grant leaves at least as much validity as a fresh grant has left at its first
+// renewal (two thirds of the TTL). A command is not started on a grant after that without renewing
+// it first: a third of the TTL after a fresh grant was requested, at once for a retried acquire
+// that found an earlier attempt's grant with less than two thirds of it left.
+SteadyTime fresh_until(SteadyTime sent, Millis validity, Millis ttl);
+
 } // namespace redlockrun::lock

@@ -148,9 +148,10 @@ Expected<std::optional<Acquired>, CallFailure> Waiter::ready(const Granted& gran
     const Millis ttl = lock_.params().ttl;
     Acquired acquired{grant, Millis{0}, sent};
     const SteadyTime usable_until = validity_deadline(sent, grant.validity, ttl);
-    if (steady_now() >= renewal_due(sent, grant.validity, ttl) && steady_now() < usable_until) {
-        // The BLPOP blocked, or the reply waited unread, for a third of the validity or more: the
-        // command would start with its first renewal overdue.
+    if (steady_now() >= fresh_until(sent, grant.validity, ttl) && steady_now() < usable_until) {
+        // The BLPOP blocked, or the reply waited unread, for a third of the TTL or more (or a
+        // retried acquire found little left of an earlier grant): the command would start with
+        // its first renewal overdue.
         log_.info("renewing {} before the command starts: it was requested {} ago", key(),
                   format_duration(steady_now() - sent));
         const SteadyTime renewal_sent = steady_now();

@@ -34,3 +34,19 @@ TEST_CASE("validity: a renewal is due a third of the way through what was grante
     CHECK(renewal_due(sent, Millis{30900}, ttl) == sent + Millis{10000});
     CHECK(renewal_due(sent, ttl, ttl) < validity_deadline(sent, ttl, ttl));
 }
+
+TEST_CASE("validity: a grant is fresh until less is left than at a fresh grant's first renewal") {
+    const SteadyTime sent{Millis{1'000'000}};
+    const Millis ttl{30000};
+    // A fresh grant: a third of the TTL after it was requested, when its renewal is due.
+    CHECK(fresh_until(sent, ttl, ttl) == sent + Millis{10000});
+    CHECK(fresh_until(sent, ttl, ttl) == renewal_due(sent, ttl, ttl));
+    CHECK(fresh_until(sent, Millis{30900}, ttl) == sent + Millis{10000});
+    // An earlier attempt's grant with 25 s left: 5 s of slack; with 12 s left, none.
+    CHECK(fresh_until(sent, Millis{25000}, ttl) == sent + Millis{5000});
+    CHECK(fresh_until(sent, Millis{12000}, ttl) < sent);
+    // Even the shortest TTL leaves a fresh grant some time before it must be renewed.
+    CHECK(fresh_until(sent, Millis{100}, Millis{100}) > sent);
+    CHECK(fresh_until(sent, Millis{100}, Millis{100}) <
+          validity_deadline(sent, Millis{100}, Millis{100}));
+}
