@@ -31,11 +31,3 @@ set(doc ${root}/share/doc/${CPACK_PACKAGE_NAME})
 configure_file(${CPACK_DEBIAN_CHANGELOG_TEMPLATE} ${doc}/changelog.Debian @ONLY)
 file(CHMOD ${doc}/changelog.Debian PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
 execute_process(COMMAND ${GZIP} -9nf ${doc}/changelog.Debian COMMAND_ERROR_IS_FATAL ANY)
-
-# Static on purpose: a run lasts a millisecond or two, and loading shared libraries cost more than
-# all the rest of it (docs/performance.md, and the top-level CMakeLists.txt). The price is that a
-# fix to glibc, OpenSSL or hiredis reaches the binary only when it is rebuilt.
-if(CPACK_REDLOCKRUN_STATIC)
-  file(WRITE ${root}/share/lintian/overrides/${CPACK_PACKAGE_NAME}
-       "${CPACK_PACKAGE_NAME}: statically-linked-binary [usr/bin/${CPACK_PACKAGE_NAME}]\n")
-endif()

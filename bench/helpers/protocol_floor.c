@@ -8,7 +8,8 @@
  * and arguments. Nothing else: no option parsing, no PATH check before the lock, no signal
  * forwarding, no terminal, no renewal, no environment for the command, and only as much reply
  * checking as it takes to know the lock was granted. bench/run loads the scripts (the same text
- * redlockrun embeds, so the same SHA1s) and builds this program static, as redlockrun is.
+ * redlockrun embeds, so the same SHA1s) and builds this program as redlockrun is built: a hardened
+ * PIE with the shared C library.
  *
  * Figure 1 runs it beside redlockrun: the difference between the two is what redlockrun's own
  * work costs; the difference between this and flock(1) is the protocol's (TCP, two round trips,

@@ -1,9 +1,8 @@
 #include "redis/tls.hpp"
 
+#include "redis/openssl_loader.hpp"
+
 #include <fmt/core.h>
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-#include <openssl/x509v3.h>
 
 #include <arpa/inet.h>
 #include <cerrno>
@@ -15,15 +14,6 @@
 #include <pthread.h>
 #include <sys/stat.h>
 
-#ifdef REDLOCKRUN_DEFERRED_OPENSSL_CPUID
-// Linked with --wrap=OPENSSL_cpuid_setup (CMakeLists.txt): the call in libcrypto's .init comes here
-// and does nothing, so that a run without TLS never probes the CPU for OpenSSL. The real probe runs
-// in TlsClient::create, before any other OpenSSL call; it runs only once however often it is
-// called.
-extern "C" void __real_OPENSSL_cpuid_setup();
-extern "C" void __wrap_OPENSSL_cpuid_setup() {}
-#endif
-
 namespace redlockrun::redis {
 
 namespace {
@@ -31,18 +21,19 @@ namespace {
 // What OpenSSL said about a failure: the first error it queued, which names the cause ("no start
 // line") where later ones name only the layer that gave up ("PEM lib"). The queue is emptied.
 std::string openssl_reason() {
-    const unsigned long code = ERR_peek_error();
+    const OpenSsl& api = openssl();
+    const unsigned long code = api.ERR_peek_error();
     std::string reason = "unknown error";
     if (code != 0) {
-        const char* text = ERR_reason_error_string(code);
+        const char* text = api.ERR_reason_error_string(code);
         reason = text ? text : fmt::format("OpenSSL error {:#x}", code);
     }
-    ERR_clear_error();
+    api.ERR_clear_error();
     return reason;
 }
 
 int first_reason_code() {
-    return ERR_GET_REASON(ERR_peek_error());
+    return ERR_GET_REASON(openssl().ERR_peek_error());
 }
 
 bool is_ip_address(const std::string& host) {
@@ -76,7 +67,7 @@ int refuse_passphrase(char* /*buffer*/, int /*size*/, int /*writing*/, void* ask
 
 std::string verification_failure(long result, const std::string& name) {
     std::string message = fmt::format("the server's certificate was not accepted: {}",
-                                      X509_verify_cert_error_string(result));
+                                      openssl().X509_verify_cert_error_string(result));
     switch (result) {
     case X509_V_ERR_HOSTNAME_MISMATCH:
     case X509_V_ERR_IP_ADDRESS_MISMATCH:
@@ -138,7 +129,7 @@ class TlsStream final : public Stream {
 public:
     TlsStream(UniqueFd fd, SSL* ssl) : fd_(std::move(fd)), ssl_(ssl) {}
     // No close_notify: Redis does not wait for one, and sending it could block.
-    ~TlsStream() override { SSL_free(ssl_); }
+    ~TlsStream() override { api_.SSL_free(ssl_); }
     TlsStream(const TlsStream&) = delete;
     TlsStream& operator=(const TlsStream&) = delete;
 
@@ -149,10 +140,10 @@ public:
     IoResult read(char* buffer, size_t size) override {
         size_t got = 0;
         while (got < size) {
-            ERR_clear_error();
+            api_.ERR_clear_error();
             size_t bytes = 0;
             const SigpipeHeld held; // a read may answer with an alert
-            const int rc = SSL_read_ex(ssl_, buffer + got, size - got, &bytes);
+            const int rc = api_.SSL_read_ex(ssl_, buffer + got, size - got, &bytes);
             if (rc == 1) {
                 got += bytes;
                 continue;
@@ -166,10 +157,10 @@ public:
     }
 
     IoResult write(const char* data, size_t size) override {
-        ERR_clear_error();
+        api_.ERR_clear_error();
         size_t bytes = 0;
         const SigpipeHeld held;
-        const int rc = SSL_write_ex(ssl_, data, size, &bytes);
+        const int rc = api_.SSL_write_ex(ssl_, data, size, &bytes);
         if (rc == 1) {
             return {IoResult::Status::done, bytes, {}};
         }
@@ -179,7 +170,7 @@ public:
 private:
     IoResult failed_io(int rc) {
         const int saved_errno = errno;
-        switch (SSL_get_error(ssl_, rc)) {
+        switch (api_.SSL_get_error(ssl_, rc)) {
         case SSL_ERROR_WANT_READ:
             return {IoResult::Status::want_read, 0, {}};
         case SSL_ERROR_WANT_WRITE:
@@ -195,7 +186,7 @@ private:
             if (first_reason_code() == SSL_R_TLSV13_ALERT_CERTIFICATE_REQUIRED) {
                 // TLS 1.3 completes the handshake before the server has checked our certificate:
                 // its refusal arrives with the first reply.
-                ERR_clear_error();
+                api_.ERR_clear_error();
                 return {IoResult::Status::failed, 0,
                         "the server requires a client certificate (see --tls-cert)"};
             }
@@ -203,6 +194,7 @@ private:
         }
     }
 
+    const OpenSsl& api_ = openssl();
     UniqueFd fd_;
     SSL* ssl_;
 };
@@ -212,7 +204,7 @@ private:
 struct TlsClient::Context {
     SSL_CTX* ctx = nullptr;
     bool passphrase_asked = false;
-    ~Context() { SSL_CTX_free(ctx); }
+    ~Context() { openssl().SSL_CTX_free(ctx); }
 };
 
 TlsClient::TlsClient(std::unique_ptr<Context> context, std::optional<std::string> server_name)
@@ -229,34 +221,34 @@ TlsClient::create(const TlsOptions& options) {
     if (options.server_name && options.server_name->empty()) {
         return unexpected(std::string("--tls-server-name: the name is empty"));
     }
-#ifdef REDLOCKRUN_DEFERRED_OPENSSL_CPUID
-    __real_OPENSSL_cpuid_setup();
-#endif
+    const OpenSsl& api = openssl(); // loads OpenSSL, or throws Fatal (69)
     auto context = std::make_unique<Context>();
-    context->ctx = SSL_CTX_new(TLS_client_method());
+    context->ctx = api.SSL_CTX_new(api.TLS_client_method());
     if (context->ctx == nullptr) {
         return unexpected("cannot set up TLS: " + openssl_reason());
     }
     SSL_CTX* ctx = context->ctx;
-    SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
-    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
+    // What the macros SSL_CTX_set_min_proto_version and SSL_CTX_set_mode expand to.
+    api.SSL_CTX_ctrl(ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, TLS1_2_VERSION, nullptr);
+    api.SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
     // The connection retries a write from where it stopped, and may do so with a new buffer.
-    SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    api.SSL_CTX_ctrl(ctx, SSL_CTRL_MODE,
+                     SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER, nullptr);
     // Redis closes connections without a close_notify (CLIENT KILL, timeout): a plain end of file,
     // as on a socket. Replies are self-delimiting, so a truncation cannot pass for a whole reply.
-    SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
-    SSL_CTX_set_default_passwd_cb(ctx, refuse_passphrase);
-    SSL_CTX_set_default_passwd_cb_userdata(ctx, &context->passphrase_asked);
+    api.SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
+    api.SSL_CTX_set_default_passwd_cb(ctx, refuse_passphrase);
+    api.SSL_CTX_set_default_passwd_cb_userdata(ctx, &context->passphrase_asked);
 
     if (options.ca_file) {
         if (auto readable = check_readable("--tls-ca-file", *options.ca_file); !readable) {
             return unexpected(readable.error());
         }
-        if (SSL_CTX_load_verify_locations(ctx, options.ca_file->c_str(), nullptr) != 1) {
+        if (api.SSL_CTX_load_verify_locations(ctx, options.ca_file->c_str(), nullptr) != 1) {
             return unexpected(fmt::format("--tls-ca-file: {} holds no usable PEM certificate: {}",
                                           *options.ca_file, openssl_reason()));
         }
-    } else if (SSL_CTX_set_default_verify_paths(ctx) != 1) {
+    } else if (api.SSL_CTX_set_default_verify_paths(ctx) != 1) {
         return unexpected("cannot load the system's CA certificates: " + openssl_reason());
     }
 
@@ -269,12 +261,12 @@ TlsClient::create(const TlsOptions& options) {
         if (auto readable = check_readable("--tls-key", key); !readable) {
             return unexpected(readable.error());
         }
-        if (SSL_CTX_use_certificate_chain_file(ctx, cert.c_str()) != 1) {
+        if (api.SSL_CTX_use_certificate_chain_file(ctx, cert.c_str()) != 1) {
             return unexpected(fmt::format("--tls-cert: {} holds no usable PEM certificate: {}",
                                           cert, openssl_reason()));
         }
-        if (SSL_CTX_use_PrivateKey_file(ctx, key.c_str(), SSL_FILETYPE_PEM) != 1) {
-            const bool mismatch = ERR_GET_LIB(ERR_peek_error()) == ERR_LIB_X509 &&
+        if (api.SSL_CTX_use_PrivateKey_file(ctx, key.c_str(), SSL_FILETYPE_PEM) != 1) {
+            const bool mismatch = ERR_GET_LIB(api.ERR_peek_error()) == ERR_LIB_X509 &&
                                   first_reason_code() == X509_R_KEY_VALUES_MISMATCH;
             const std::string reason = openssl_reason();
             if (context->passphrase_asked) {
@@ -296,8 +288,9 @@ Expected<std::unique_ptr<Stream>, ConnectFailure> TlsClient::handshake(UniqueFd 
                                                                        const std::string& host,
                                                                        const Deadline& deadline,
                                                                        const Wakeup* wakeup) const {
-    ERR_clear_error();
-    SSL* ssl = SSL_new(context_->ctx);
+    const OpenSsl& api = openssl();
+    api.ERR_clear_error();
+    SSL* ssl = api.SSL_new(context_->ctx);
     if (ssl == nullptr) {
         return unexpected(
             connect_failure(ConnectFailure::Kind::failed, "cannot start TLS: " + openssl_reason()));
@@ -307,27 +300,29 @@ Expected<std::unique_ptr<Stream>, ConnectFailure> TlsClient::handshake(UniqueFd 
     const std::string& name = server_name_ ? *server_name_ : host;
     bool named = false;
     if (is_ip_address(name)) {
-        named = X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), name.c_str()) == 1;
+        named = api.X509_VERIFY_PARAM_set1_ip_asc(api.SSL_get0_param(ssl), name.c_str()) == 1;
     } else {
-        named = SSL_set_tlsext_host_name(ssl, name.c_str()) == 1 &&
-                SSL_set1_host(ssl, name.c_str()) == 1;
+        // SSL_set_tlsext_host_name, a macro, expands to this SSL_ctrl call.
+        named = api.SSL_ctrl(ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
+                             const_cast<char*>(name.c_str())) == 1 &&
+                api.SSL_set1_host(ssl, name.c_str()) == 1;
     }
-    if (!named || SSL_set_fd(ssl, stream->fd()) != 1) {
+    if (!named || api.SSL_set_fd(ssl, stream->fd()) != 1) {
         return unexpected(
             connect_failure(ConnectFailure::Kind::failed, "cannot start TLS: " + openssl_reason()));
     }
     for (;;) {
-        ERR_clear_error();
+        api.ERR_clear_error();
         errno = 0;
-        const int rc = [ssl] {
+        const int rc = [&api, ssl] {
             const SigpipeHeld held;
-            return SSL_connect(ssl);
+            return api.SSL_connect(ssl);
         }();
         if (rc == 1) {
             return std::unique_ptr<Stream>(std::move(stream));
         }
         const int saved_errno = errno;
-        const int error = SSL_get_error(ssl, rc);
+        const int error = api.SSL_get_error(ssl, rc);
         if (error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE) {
             const short events = error == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT;
             switch (wait_ready(stream->fd(), events, deadline, wakeup)) {
@@ -340,8 +335,8 @@ Expected<std::unique_ptr<Stream>, ConnectFailure> TlsClient::handshake(UniqueFd 
                 continue;
             }
         }
-        if (const long verified = SSL_get_verify_result(ssl); verified != X509_V_OK) {
-            ERR_clear_error();
+        if (const long verified = api.SSL_get_verify_result(ssl); verified != X509_V_OK) {
+            api.ERR_clear_error();
             return unexpected(connect_failure(ConnectFailure::Kind::failed,
                                               verification_failure(verified, name)));
         }

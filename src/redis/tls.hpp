@@ -1,4 +1,5 @@
-// TLS for rediss:// URLs, through OpenSSL: certificates are verified against the system's CAs (or
+// TLS for rediss:// URLs, through the system's OpenSSL, loaded when first needed
+// (redis/openssl_loader.hpp): certificates are verified against the system's CAs (or
 // --tls-ca-file) and the server's name or IP address, always. OpenSSL is seen nowhere else.
 #pragma once
 
@@ -25,6 +26,7 @@ struct TlsOptions {
 class TlsClient {
 public:
     // A one-line message naming the option at fault if a file cannot be used (a usage error).
+    // OpenSSL is loaded here, on first use; throws Fatal (69) if the system's cannot be.
     static Expected<std::shared_ptr<const TlsClient>, std::string>
     create(const TlsOptions& options);
 

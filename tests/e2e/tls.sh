@@ -247,4 +247,56 @@ test_a_stalled_tls_server_times_out_in_the_handshake() {
     expect_contains "$err" "cannot connect to Redis at 127.0.0.1:$TLS_PORT: no answer to the TLS handshake within 300ms" "message"
 }
 
+# OpenSSL is loaded only for rediss:// (src/redis/openssl_loader.cpp): a plain run maps neither
+# libssl nor libcrypto, and pays nothing for them at start-up.
+mapped_openssl() { # PID: the OpenSSL libraries in its address space, one per line
+    grep -oE '/(libssl|libcrypto)\.so[^ ]*$' "/proc/$1/maps" | sort -u
+}
+
+test_only_a_rediss_run_maps_openssl() {
+    before_each
+    start_bg plain -u "redis://127.0.0.1:$REDIS_PORT" -k plain -- sleep 30
+    start_bg secure -u "$TLS_URL" "${CA[@]}" -k secure -- sleep 30
+    wait_for "the plain holder" lock_held plain || return
+    wait_for "the TLS holder" tls_lock_held secure || return
+    expect_eq "$(mapped_openssl "$plain")" "" "OpenSSL mapped by a redis:// run"
+    local secure_maps
+    secure_maps=$(mapped_openssl "$secure")
+    expect_contains "$secure_maps" "/libssl.so.3" "libssl mapped by a rediss:// run"
+    expect_contains "$secure_maps" "/libcrypto.so.3" "libcrypto mapped by a rediss:// run"
+}
+
+# A libssl.so.3 that cannot be loaded, put first on the search path: the system's own cannot be
+# hidden from an unprivileged test, but one earlier on LD_LIBRARY_PATH shadows it. The failure
+# path is the same as for a missing library (dlopen fails); only the system's reason differs.
+test_an_openssl_that_cannot_be_loaded_gives_69() {
+    before_each
+    mkdir "$WORK/broken"
+    printf 'not a shared object\n' >"$WORK/broken/libssl.so.3"
+    LD_LIBRARY_PATH="$WORK/broken" run_rlr -u "$TLS_URL" "${CA[@]}" -k job -- touch "$WORK/ran"
+    expect_status 69
+    expect_contains "$err" "redlockrun: rediss:// needs OpenSSL's libssl.so.3 (package libssl3), which cannot be loaded: $WORK/broken/libssl.so.3:" "message"
+    expect_eq "$(printf '%s\n' "$err" | wc -l)" 1 "one line"
+    [ -e "$WORK/ran" ] && fail "the command ran"
+    expect_eq "$(tls_cli dbsize)" 0 "nothing written"
+    LD_LIBRARY_PATH="$WORK/broken" run_rlr -u "redis://127.0.0.1:$REDIS_PORT" -k job -- touch "$WORK/ran"
+    expect_status 0 "a redis:// run does not need OpenSSL"
+    [ -e "$WORK/ran" ] || fail "the command did not run without TLS"
+}
+
+# A shared object that loads but is not OpenSSL's libssl (here libcrypto under libssl's name):
+# a function missing from it is named, rather than called through a null pointer.
+test_a_libssl_without_openssls_functions_gives_69() {
+    before_each
+    local libcrypto
+    libcrypto=$(ldconfig -p | awk '$1 == "libcrypto.so.3" {print $NF; exit}')
+    [ -n "$libcrypto" ] || { fail "ldconfig knows no libcrypto.so.3"; return; }
+    mkdir "$WORK/impostor"
+    cp "$libcrypto" "$WORK/impostor/libssl.so.3"
+    LD_LIBRARY_PATH="$WORK/impostor" run_rlr -u "$TLS_URL" "${CA[@]}" -k job --status
+    expect_status 69
+    expect_contains "$err" "rediss:// needs OpenSSL's libssl.so.3 (package libssl3), which cannot be loaded: $WORK/impostor/libssl.so.3: undefined symbol: SSL_" "message"
+    expect_eq "$(printf '%s\n' "$err" | wc -l)" 1 "one line"
+}
+
 run_tests

@@ -3,10 +3,10 @@ import subprocess
 from pathlib import Path
 
 
-def build_static(source: Path, binary: Path, compiler: str, static_flags: list) -> Path:
-    """Compiles a helper with the first of static_flags (each one or more flags, separated by
-    spaces) that the toolchain accepts, or else dynamic."""
-    for flags in [flag.split() for flag in static_flags] + [[]]:
+def compile_helper(source: Path, binary: Path, compiler: str, flag_choices: list) -> Path:
+    """Compiles a helper with the first of flag_choices (each one or more flags, separated by
+    spaces) that the toolchain accepts, or else with none."""
+    for flags in [choice.split() for choice in flag_choices] + [[]]:
         result = subprocess.run([compiler, "-O2", *flags, "-o", str(binary), str(source)],
                                 capture_output=True, text=True)
         if result.returncode == 0:

@@ -18,7 +18,7 @@ def _numbers(results: dict, tools: list) -> list:
     wanted = []
     if "uncontended" in results:
         rows = results["uncontended"]["rows"]
-        extra = [FLOOR] if FLOOR in rows else []
+        extra = [name for name in rows if name == FLOOR or name.startswith(REDLOCKRUN + " (")]
         wanted += [("figure 1", rows.get(n, {}).get("median_ms"), n)
                    for n in names + extra + ["plain true"]]
     if "round_trips" in results:

@@ -2,7 +2,7 @@
 what its log tells: who held the lock when, the handoff gaps, and whether two holders overlapped."""
 from pathlib import Path
 
-from .build import build_static
+from .build import compile_helper
 
 HELPER_SOURCE = Path(__file__).resolve().parent.parent.parent / "helpers" / "critical_section.cpp"
 
@@ -10,7 +10,7 @@ HELPER_SOURCE = Path(__file__).resolve().parent.parent.parent / "helpers" / "cri
 def build_helper(workdir: Path) -> Path:
     """Compiles the critical section, static if the toolchain can (less start-up to charge to each
     tool)."""
-    return build_static(HELPER_SOURCE, workdir / "critical-section", "c++", ["-static"])
+    return compile_helper(HELPER_SOURCE, workdir / "critical-section", "c++", ["-static"])
 
 
 class CriticalSectionLog:

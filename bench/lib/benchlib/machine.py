@@ -5,6 +5,8 @@ import platform
 import subprocess
 from pathlib import Path
 
+from .builds import label
+
 
 def _output(*command: str) -> str:
     try:
@@ -50,9 +52,17 @@ def _source_revision(redlockrun: Path, repository: Path) -> str:
     return commit + (" (with uncommitted changes to src/ or CMake)" if changed else "")
 
 
-def describe(redlockrun: Path, repository: Path) -> dict:
-    libraries = [line.split()[0] for line in _output("ldd", str(redlockrun)).splitlines()
+def _binary(path: Path) -> dict:
+    """Its size and the shared libraries it loads at start-up (ldd: those it needs directly, and
+    theirs)."""
+    libraries = [line.split()[0] for line in _output("ldd", str(path)).splitlines()
                  if "=>" in line]
+    return {"size_kib": round(path.stat().st_size / 1024), "libraries": libraries}
+
+
+def describe(redlockrun: Path, other_builds: dict, repository: Path) -> dict:
+    binaries = {"the default build": _binary(redlockrun)}
+    binaries.update({label(name): _binary(path) for name, path in other_builds.items()})
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "cpu": _cpu_model(),
@@ -67,6 +77,5 @@ def describe(redlockrun: Path, repository: Path) -> dict:
         "util_linux": _package_version("util-linux"),
         "redlockrun": _output(str(redlockrun), "--version").splitlines()[0:1],
         "redlockrun_source": _source_revision(redlockrun, repository),
-        "redlockrun_size_kib": round(redlockrun.stat().st_size / 1024),
-        "redlockrun_libraries": libraries,
+        "redlockrun_binaries": binaries,
     }

@@ -27,7 +27,6 @@ def _table(header: list, rows: list) -> list:
 
 
 def _machine(machine: dict) -> list:
-    libraries = ", ".join(machine["redlockrun_libraries"]) or "none (static)"
     rows = [
         ("Date", machine["date"]),
         ("CPU", f"{machine['cpu']}, {machine['cores']} cores, {machine['memory']} RAM"),
@@ -39,8 +38,11 @@ def _machine(machine: dict) -> list:
         ("etcd / python3-redis / util-linux",
          f"{machine['etcd']} / {machine['python3_redis']} / {machine['util_linux']}"),
         ("redlockrun", f"{' '.join(machine['redlockrun']) or '?'}, source {machine['redlockrun_source']}"),
-        ("redlockrun binary", f"{machine['redlockrun_size_kib']} KiB, shared libraries: {libraries}"),
     ]
+    for build, binary in machine["redlockrun_binaries"].items():
+        libraries = ", ".join(binary["libraries"]) or "none (static)"
+        rows.append((f"redlockrun binary, {build}",
+                     f"{binary['size_kib']} KiB, loads at start-up: {libraries}"))
     return _table(["", ""], rows)
 
 
@@ -51,13 +53,16 @@ def _uncontended(figure: dict) -> list:
               _x(row["median_ms"] / true_ms if true_ms else None), row["runs"],
               row["failures"] or "") for name, row in rows.items()]
     lines = ["## 1. Uncontended overhead", "",
-             "Wall time of `tool KEY true` (median of interleaved runs), and of plain `true`.", ""]
+             "Wall time of `tool KEY true` (median of interleaved runs), and of plain `true`. "
+             "redlockrun is the default build (`scripts/build`); other builds of it have a row "
+             "of their own.", ""]
     if FLOOR in rows:
         lines += [f"The {FLOOR} is not a tool but a yardstick: a minimal C client "
-                  "(`bench/helpers/protocol_floor.c`) that sends redlockrun's two requests, with "
-                  "the same scripts, and does nothing else. What redlockrun costs beyond it is "
-                  "redlockrun's own work; what it costs beyond flock(1) is the protocol's: TCP, two "
-                  "round trips, two Lua scripts.", ""]
+                  "(`bench/helpers/protocol_floor.c`), built as redlockrun is, that sends "
+                  "redlockrun's two requests, with the same scripts, and does nothing else. What "
+                  "redlockrun costs beyond it is redlockrun's own work and the loading of its C++ "
+                  "libraries; what it costs beyond flock(1) is the protocol's: TCP, two round "
+                  "trips, two Lua scripts.", ""]
     return lines + _table(["tool", "× flock(1)", "median", "× plain true", "runs", "failed"], table)
 
 

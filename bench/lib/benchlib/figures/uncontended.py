@@ -1,4 +1,5 @@
-"""Figure 1: uncontended overhead. The wall time of `tool KEY true`, and of plain `true`.
+"""Figure 1: uncontended overhead. The wall time of `tool KEY true`, and of plain `true`; for
+redlockrun, of each build (benchlib/builds.py).
 
 The tools run interleaved, round after round, in a rotating order, so that a slow spell of a shared
 machine falls on all of them alike; the medians and their ratios come from the same rounds.
@@ -13,6 +14,9 @@ def run(bench) -> dict:
     tools = bench.available()
     key = {tool.name: bench.key("uncontended") for tool in tools}
     commands = {tool.name: tool.argv(key[tool.name], ["true"]) for tool in tools}
+    redlockrun = bench.tools[0]
+    for name, binary in bench.builds.items():
+        commands[name] = [str(binary), *redlockrun.argv(bench.key("uncontended"), ["true"])[1:]]
     if bench.floor:
         commands[FLOOR] = [*bench.floor, bench.key("uncontended"), "true"]
     commands[PLAIN_TRUE] = ["true"]
