@@ -363,13 +363,8 @@ test_running_out_of_file_descriptors_is_71() {
     with_open_files 5 -u "redis://localhost:$REDIS_PORT" -k job -- touch "$WORK/ran"
     expect_status 71 "resolving a host name"
     expect_eq "$err" "redlockrun: cannot connect to Redis at localhost:$REDIS_PORT: Too many open files" "message"
-    with_open_files 3 -k job --status
-    expect_status 71 "--status"
-    expect_contains "$err" "Too many open files" "--status message"
-    printf 'secret\n' >"$WORK/password"
-    with_open_files 3 --password-file "$WORK/password" -k job -- touch "$WORK/ran"
-    expect_status 71 "--password-file"
-    expect_eq "$err" "redlockrun: --password-file: cannot read $WORK/password: Too many open files" "--password-file message"
+    # --status and the file options cannot be reached with no descriptor free: the dynamic loader
+    # needs one to start the binary. The unit tests (settings, status_report) cover them in-process.
     [ -e "$WORK/ran" ] && fail "the command ran"
     expect_eq "$(rcli dbsize)" 0 "nothing written"
     with_open_files 6 -k job -- touch "$WORK/ran"

@@ -213,16 +213,6 @@ EOF_CASES
 }
 
 # An exhausted descriptor table while reading a TLS file is the operating system's trouble (71).
-test_running_out_of_file_descriptors_while_reading_tls_files_is_71() {
-    python3 "$(dirname "$0")/open_files_limit.py" 3 "$REDLOCKRUN" -u "$TLS_URL" "${CA[@]}" \
-        -k job -- touch "$WORK/ran" 2>"$WORK/err"
-    status=$?
-    err=$(cat "$WORK/err")
-    expect_status 71
-    expect_eq "$err" "redlockrun: --tls-ca-file: cannot read $PKI/ca.crt: Too many open files" "message"
-    [ -e "$WORK/ran" ] && fail "the command ran"
-}
-
 test_tls_and_clear_text_mixed_up_give_69() {
     before_each
     run_rlr -u "rediss://127.0.0.1:$REDIS_PORT" "${CA[@]}" --connect-timeout 2s -k job -- touch "$WORK/ran"

@@ -1,5 +1,7 @@
 #include "config_file.hpp"
 #include "fatal.hpp"
+#include "full_descriptor_table.hpp"
+#include "temp_dir.hpp"
 
 #include <doctest/doctest.h>
 
@@ -24,15 +26,7 @@ std::function<const char*(const char*)> environment(std::map<std::string, std::s
     };
 }
 
-struct TempDir {
-    std::string path;
-    TempDir() {
-        char name[] = "/tmp/redlockrun-test-XXXXXX";
-        REQUIRE(::mkdtemp(name) != nullptr);
-        path = name;
-    }
-    ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-};
+using redlockrun::testing::TempDir;
 
 int status_of(const std::string& path, bool required, std::string& message) {
     try {
@@ -100,22 +94,12 @@ TEST_CASE("config file: a full descriptor table is an operating-system error, no
     TempDir dir;
     const std::string path = dir.path + "/config";
     std::ofstream(path) << "ttl = 10s\n";
-    // Fill this process's descriptor table, within a lowered limit, then give it back.
-    struct rlimit saved {};
-    REQUIRE(::getrlimit(RLIMIT_NOFILE, &saved) == 0);
-    struct rlimit lowered = saved;
-    lowered.rlim_cur = 64;
-    REQUIRE(::setrlimit(RLIMIT_NOFILE, &lowered) == 0);
-    std::vector<int> taken;
-    for (int fd; (fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;) {
-        taken.push_back(fd);
-    }
     std::string message;
-    const int status = status_of(path, true, message);
-    for (int fd : taken) {
-        ::close(fd);
+    int status = 0;
+    {
+        const redlockrun::testing::FullDescriptorTable full;
+        status = status_of(path, true, message);
     }
-    ::setrlimit(RLIMIT_NOFILE, &saved);
     CHECK(status == 71);
     CHECK(message == "cannot read the config file " + path + ": Too many open files");
 }

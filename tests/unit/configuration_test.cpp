@@ -1,6 +1,7 @@
 #include "cli.hpp"
 #include "configuration.hpp"
 #include "fatal.hpp"
+#include "temp_dir.hpp"
 
 #include <doctest/doctest.h>
 
@@ -26,21 +27,7 @@ std::string config_error(const std::string& text) {
     return {};
 }
 
-struct TempDir {
-    std::string path;
-    TempDir() {
-        char name[] = "/tmp/redlockrun-test-XXXXXX";
-        REQUIRE(::mkdtemp(name) != nullptr);
-        path = name;
-    }
-    ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-    std::string write(const std::string& name, const std::string& text, mode_t mode = 0600) const {
-        const std::string file = path + "/" + name;
-        std::ofstream(file) << text;
-        ::chmod(file.c_str(), mode);
-        return file;
-    }
-};
+using redlockrun::testing::TempDir;
 
 Options configured(std::initializer_list<const char*> words, const ConfigPlaces& places) {
     std::vector<const char*> argv{"redlockrun"};

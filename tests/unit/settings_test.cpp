@@ -1,3 +1,5 @@
+#include "fatal.hpp"
+#include "full_descriptor_table.hpp"
 #include "redis/settings.hpp"
 
 #include <doctest/doctest.h>
@@ -333,4 +335,35 @@ TEST_CASE("settings: unusable TLS files and options are refused before connectin
     CHECK(tls_refusal("rediss://h", {{}, not_pem.path, not_pem.path, {}})
               .starts_with("--tls-cert: " + not_pem.path + " holds no usable PEM certificate"));
     CHECK(tls_refusal("rediss://h", {{}, {}, {}, ""}) == "--tls-server-name: the name is empty");
+}
+
+// The end-to-end suites cannot leave the real binary without a free descriptor at this point: the
+// dynamic loader needs one to start it. So the file options are tested here, in-process.
+TEST_CASE("settings: a full descriptor table while reading a file option is an operating-system "
+          "error") {
+    TempFile password("secret\n");
+    TempFile ca("not read as PEM: the open fails first\n");
+    FakeEnvironment env;
+    ConnectionRequest with_password;
+    with_password.password_file = password.path;
+    ConnectionRequest with_ca;
+    with_ca.url = "rediss://h";
+    with_ca.tls.ca_file = ca.path;
+    for (const auto* request : {&with_password, &with_ca}) {
+        int status = 0;
+        std::string message;
+        {
+            const testing::FullDescriptorTable full;
+            try {
+                (void)resolve_settings(*request, env.function());
+            } catch (const Fatal& error) {
+                status = error.status();
+                message = error.what();
+            }
+        }
+        CHECK(status == 71);
+        const std::string option = request == &with_ca ? "--tls-ca-file" : "--password-file";
+        const std::string& path = request == &with_ca ? ca.path : password.path;
+        CHECK(message == option + ": cannot read " + path + ": Too many open files");
+    }
 }

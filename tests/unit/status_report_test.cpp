@@ -1,3 +1,8 @@
+#include "fatal.hpp"
+#include "full_descriptor_table.hpp"
+#include "log.hpp"
+#include "redis/endpoint.hpp"
+#include "redis/settings.hpp"
 #include "status_report.hpp"
 
 #include <doctest/doctest.h>
@@ -58,4 +63,27 @@ TEST_CASE("status: a key that is not a lock") {
         CHECK(report.exit_status == 65);
         CHECK(report.line.find("nothing was changed") != std::string::npos);
     }
+}
+
+// The end-to-end suites cannot leave the real binary without a free descriptor here: the dynamic
+// loader needs one to start it. No server is needed: the socket cannot be made.
+TEST_CASE("status: a full descriptor table is an operating-system error, not Redis unavailable") {
+    redis::ConnectionSettings settings;
+    auto endpoint = redis::parse_url("redis://127.0.0.1:1");
+    REQUIRE(endpoint);
+    settings.endpoint = *endpoint;
+    const Logger log;
+    int status = 0;
+    std::string message;
+    {
+        const testing::FullDescriptorTable full;
+        try {
+            status = show_status("job", settings, log);
+        } catch (const Fatal& error) {
+            status = error.status();
+            message = error.what();
+        }
+    }
+    CHECK(status == 71);
+    CHECK(message.find("Too many open files") != std::string::npos);
 }
