@@ -19,7 +19,8 @@ using redis::CallFailure;
 bool unreachable(const CallFailure& failure) {
     return failure.kind == CallFailure::Kind::connect ||
            failure.kind == CallFailure::Kind::closed || failure.kind == CallFailure::Kind::io ||
-           failure.kind == CallFailure::Kind::timed_out;
+           failure.kind == CallFailure::Kind::timed_out ||
+           failure.kind == CallFailure::Kind::loading; // a restarted server reading its data back
 }
 
 [[noreturn]] void unavailable(const CallFailure& failure) {

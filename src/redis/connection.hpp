@@ -31,6 +31,7 @@ struct CallFailure {
         protocol,      // bytes that are not RESP
         login_refused, // AUTH or SELECT answered with an error
         error_reply,   // the request itself was answered with an error
+        loading,       // the server answered LOADING: it restarted and is reading its data back
         abandoned,     // the Wakeup asked to stop
         system,        // this machine ran out of file descriptors or memory
     };

@@ -23,8 +23,10 @@ Command evalsha_command(const Script& script, const std::vector<std::string>& ke
 
 Expected<Reply, CallFailure> script_result(Reply reply, const Endpoint& endpoint) {
     if (reply.is_error()) {
-        return unexpected(
-            CallFailure{CallFailure::Kind::error_reply, explain_error_reply(reply, endpoint), {}});
+        // First word only: servers word the rest differently.
+        const auto kind = reply.error_code() == "LOADING" ? CallFailure::Kind::loading
+                                                          : CallFailure::Kind::error_reply;
+        return unexpected(CallFailure{kind, explain_error_reply(reply, endpoint), {}});
     }
     return reply;
 }

@@ -41,8 +41,9 @@ for feature in "Position Independent Executable" "Stack protected" "Read-only re
 done
 
 fortify=$(answer "Fortify Source functions")
-if [ "$fortify" = yes ]; then
-    echo "ok: Fortify Source functions"
+# "yes" comes with a remark: "yes (some protected functions found)".
+if [ "$fortify" = yes ] || [[ "$fortify" == "yes ("* ]]; then
+    echo "ok: Fortify Source functions: $fortify"
 elif [ "$fortify" = "no, only unprotected functions found!" ] && [ ! -r "$compile_commands" ]; then
     fail "Fortify Source functions: $fortify, and no $compile_commands to say how it was compiled"
 elif [ "$fortify" = "no, only unprotected functions found!" ]; then

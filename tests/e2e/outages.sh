@@ -46,8 +46,9 @@ test_waiters_survive_a_restarted_server() {
     expect_eq "$(cat "$WORK/quiet.err")" "" "a waiter says nothing without -v"
     local messages
     messages=$(cat "$WORK/verbose.err")
-    # How the loss shows depends on when the server died: an orderly close or a reset.
-    grep -Eq "^redlockrun: (Redis at 127.0.0.1:$OWN_PORT closed the connection|lost the connection to Redis at 127.0.0.1:$OWN_PORT: .*); reconnecting, to keep waiting for job$" <<<"$messages" ||
+    # How the loss shows depends on when the server died: an orderly close, a reset, or (when the
+    # request was sent again on a new connection) a refused connection.
+    grep -Eq "^redlockrun: (Redis at 127.0.0.1:$OWN_PORT closed the connection|lost the connection to Redis at 127.0.0.1:$OWN_PORT: .*|cannot connect to Redis at 127.0.0.1:$OWN_PORT: .*); reconnecting, to keep waiting for job$" <<<"$messages" ||
         fail "-v says so: no 'reconnecting' line naming the server in: $messages"
     expect_eq "$(grep -c 'reconnecting' <<<"$messages")" 1 "-v says so once"
     expect_contains "$messages" "redlockrun: reached Redis again after" "-v says when it is back"
