@@ -1,6 +1,7 @@
 #include "config_file.hpp"
 
 #include "fatal.hpp"
+#include "read_all.hpp"
 #include "unique_fd.hpp"
 
 #include <fmt/core.h>
@@ -77,24 +78,15 @@ std::optional<ConfigFile> read_config_file(const std::string& path, bool require
         throw Fatal(ExitStatus::usage,
                     fmt::format("the config file {} is not a regular file; it is not read", path));
     }
-    char buffer[4096];
-    for (;;) {
-        const ssize_t got = ::read(file.get(), buffer, sizeof buffer);
-        if (got == 0) {
-            break;
-        }
-        if (got < 0 && errno == EINTR) {
-            continue;
-        }
-        if (got < 0) {
-            cannot_read(path, errno);
-        }
-        config.text.append(buffer, static_cast<size_t>(got));
-        if (config.text.size() > max_config_file_size) {
-            throw Fatal(ExitStatus::usage, fmt::format("the config file {} is larger than {} bytes",
-                                                       path, max_config_file_size));
-        }
+    auto text = read_all(file.get(), max_config_file_size);
+    if (!text && !text.error().too_large()) {
+        cannot_read(path, text.error().error);
     }
+    if (!text) {
+        throw Fatal(ExitStatus::usage, fmt::format("the config file {} is larger than {} bytes",
+                                                   path, max_config_file_size));
+    }
+    config.text = std::move(*text);
     return config;
 }
 

@@ -1,6 +1,7 @@
 #include "redis/settings.hpp"
 
 #include "fatal.hpp"
+#include "read_all.hpp"
 #include "unique_fd.hpp"
 
 #include <fmt/core.h>
@@ -66,34 +67,21 @@ Expected<UniqueFd, std::string> open_regular_file(const char* option, const std:
 }
 
 Expected<std::string, std::string> read_password_file(const std::string& path) {
-    const auto cannot_read_file = [&path] {
-        return unexpected(cannot_read("--password-file", path, errno));
-    };
     auto opened = open_regular_file("--password-file", path);
     if (!opened) {
         return unexpected(opened.error());
     }
     const UniqueFd file = std::move(*opened);
-    std::string password;
-    char buffer[512];
-    for (;;) {
-        const ssize_t got = ::read(file.get(), buffer, sizeof buffer);
-        if (got == 0) {
-            break;
-        }
-        if (got < 0 && errno == EINTR) {
-            continue;
-        }
-        if (got < 0) {
-            return cannot_read_file();
-        }
-        password.append(buffer, static_cast<size_t>(got));
-        if (password.size() > max_password_file_size) {
-            return unexpected(
-                fmt::format("--password-file: {} is larger than {} bytes: not a password file",
-                            path, max_password_file_size));
-        }
+    auto text = read_all(file.get(), max_password_file_size);
+    if (!text && !text.error().too_large()) {
+        return unexpected(cannot_read("--password-file", path, text.error().error));
     }
+    if (!text) {
+        return unexpected(
+            fmt::format("--password-file: {} is larger than {} bytes: not a password file", path,
+                        max_password_file_size));
+    }
+    std::string password = std::move(*text);
     // A file written by `echo` ends in a newline that is not part of the password.
     if (!password.empty() && password.back() == '\n') {
         password.pop_back();

@@ -5,15 +5,6 @@
 
 FENCE='{job}:redlockrun:fence'
 
-# Every key with its value and expiry: what must not change.
-database() {
-    rcli dbsize
-    local key
-    rcli --raw keys '*' | sort | while read -r key; do
-        echo "$key $(rcli --no-raw dump "$key") $(rcli pexpiretime "$key")"
-    done
-}
-
 test_fences_grow_by_one_up_to_2_pow_53_minus_1() {
     rcli set "$FENCE" 9007199254740989 >/dev/null
     run_rlr -k job -c 'echo "$REDLOCKRUN_FENCE"'
@@ -33,14 +24,14 @@ test_a_counter_at_or_beyond_2_pow_53_minus_1_refuses_the_lock() {
         99999999999999999999; do
         rcli flushall >/dev/null
         rcli set "$FENCE" "$value" >/dev/null
-        before=$(database)
+        before=$(database_snapshot)
         rm -f "$WORK/ran"
         run_rlr -k job -- touch "$WORK/ran"
         expect_status 69 "counter at $value"
         expect_contains "$err" "redlockrun: job is free, but not granted: its fence counter $FENCE holds $value" "message for $value"
         expect_contains "$err" "nothing was changed" "message for $value"
         [ -e "$WORK/ran" ] && fail "the command ran with the counter at $value"
-        expect_eq "$(database)" "$before" "the database with the counter at $value"
+        expect_eq "$(database_snapshot)" "$before" "the database with the counter at $value"
     done
 }
 

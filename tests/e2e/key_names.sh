@@ -50,20 +50,11 @@ test_a_tagged_key_s_companions_share_its_tag() {
     expect_eq "$(rcli keys '*' | sort | tr '\n' ' ')" '{deploy}:jobs:{deploy}:prod:redlockrun:fence {deploy}:jobs:{deploy}:prod:redlockrun:wake ' "what is left"
 }
 
-# Every key with its type, value and expiry: what must not change.
-database() {
-    rcli dbsize
-    local key
-    rcli --raw keys '*' | sort | while read -r key; do
-        echo "$key $(rcli --no-raw dump "$key") $(rcli pexpiretime "$key")"
-    done
-}
-
 test_a_key_that_names_redlockrun_s_own_keys_is_64_and_changes_nothing() {
     start_bg holder -t 60s -k job -- sleep 60
     wait_for "the holder" lock_held job
     local before key
-    before=$(database)
+    before=$(database_snapshot)
     for key in '{job}:redlockrun:owner' '{job}:redlockrun:wake' 'x:redlockrun:y' ':redlockrun:'; do
         run_rlr -k "$key" -- touch "$WORK/ran"
         expect_status 64 "run on $key"
@@ -73,7 +64,7 @@ test_a_key_that_names_redlockrun_s_own_keys_is_64_and_changes_nothing() {
         expect_eq "$out" "" "--status printed nothing"
     done
     [ -e "$WORK/ran" ] && fail "a command ran"
-    expect_eq "$(database)" "$before" "the database"
+    expect_eq "$(database_snapshot)" "$before" "the database"
     alive "$holder" || fail "the holder ended"
 }
 

@@ -138,6 +138,15 @@ export XDG_CONFIG_HOME="$WORK/no-config"
 
 rcli() { redis-cli -p "$REDIS_PORT" "$@"; }
 
+# Every key with its value and expiry, for checking that a refused run changed nothing.
+database_snapshot() {
+    rcli dbsize
+    local key
+    rcli --raw keys '*' | sort | while read -r key; do
+        echo "$key $(rcli --no-raw dump "$key") $(rcli pexpiretime "$key")"
+    done
+}
+
 # Server time in ms, the clock the lock is judged by.
 server_ms() {
     local t
