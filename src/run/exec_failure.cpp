@@ -1,5 +1,6 @@
 #include "run/exec_failure.hpp"
 
+#include "printable.hpp"
 #include "unique_fd.hpp"
 
 #include <fmt/core.h>
@@ -62,35 +63,6 @@ std::optional<std::string> shebang_interpreter(std::string_view head) {
     return std::string(head.substr(0, end));
 }
 
-std::string escape_control_characters(std::string_view text) {
-    std::string escaped;
-    escaped.reserve(text.size());
-    for (const char c : text) {
-        const auto byte = static_cast<unsigned char>(c);
-        switch (c) {
-        case '\\':
-            escaped += "\\\\";
-            break;
-        case '\r':
-            escaped += "\\r";
-            break;
-        case '\n':
-            escaped += "\\n";
-            break;
-        case '\t':
-            escaped += "\\t";
-            break;
-        default:
-            if (byte < 0x20 || byte == 0x7f) {
-                escaped += fmt::format("\\x{:02x}", byte);
-            } else {
-                escaped += c;
-            }
-        }
-    }
-    return escaped;
-}
-
 NotRunnable describe_exec_failure(const std::string& path, int error) {
     const bool not_found = error == ENOENT || error == ENOTDIR;
     const ExitStatus status =
@@ -100,13 +72,13 @@ NotRunnable describe_exec_failure(const std::string& path, int error) {
         const auto head = head_of_runnable_file(path);
         if (auto interpreter = head ? shebang_interpreter(*head) : std::nullopt) {
             const bool carriage_return = interpreter->ends_with('\r');
-            return NotRunnable{
-                status,
-                fmt::format("cannot run {}: bad interpreter {}: {}{}", path,
-                            escape_control_characters(*interpreter), std::strerror(error),
-                            carriage_return ? " (the #! line ends in a carriage return: the "
-                                              "file has DOS line endings)"
-                                            : "")};
+            return NotRunnable{status,
+                               fmt::format("cannot run {}: bad interpreter {}: {}{}", path,
+                                           printable(*interpreter), std::strerror(error),
+                                           carriage_return
+                                               ? " (the #! line ends in a carriage return: the "
+                                                 "file has DOS line endings)"
+                                               : "")};
         }
     }
     return NotRunnable{status, fmt::format("cannot run {}: {}", path, std::strerror(error))};

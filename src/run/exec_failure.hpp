@@ -17,10 +17,6 @@ namespace redlockrun::run {
 // with "#!" or names no interpreter.
 std::optional<std::string> shebang_interpreter(std::string_view head);
 
-// Control characters as C escapes (\r, \t, \x1b) and backslashes doubled, so that a name shows as
-// one line and a trailing \r can be seen.
-std::string escape_control_characters(std::string_view text);
-
 // "cannot run PATH: bad interpreter /bin/sh\r: No such file or directory (...)", with 127 for a
 // missing file or interpreter (as bash, dash and env(1) give) and 126 for one that may not be
 // run. `error` is execve's errno.

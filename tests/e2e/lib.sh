@@ -156,11 +156,12 @@ server_ms() {
 
 now_ms() { date +%s%3N; }
 
-# run_rlr ARGS...: runs redlockrun; sets status, out, err, and elapsed_ms.
+# run_rlr ARGS...: runs redlockrun; sets status, out, err, and elapsed_ms. It is killed after
+# $RUN_RLR_LIMIT seconds (default 120): set it lower for what must not hang.
 run_rlr() {
     local start
     start=$(now_ms)
-    timeout -k 5 120 "$REDLOCKRUN" "$@" >"$WORK/out" 2>"$WORK/err"
+    timeout -k 5 "${RUN_RLR_LIMIT:-120}" "$REDLOCKRUN" "$@" >"$WORK/out" 2>"$WORK/err"
     status=$?
     elapsed_ms=$(($(now_ms) - start))
     out=$(cat "$WORK/out")

@@ -1,4 +1,6 @@
+#include "printable.hpp"
 #include "run/exec_failure.hpp"
+#include "temp_dir.hpp"
 
 #include <doctest/doctest.h>
 
@@ -14,18 +16,11 @@ using namespace redlockrun::run;
 
 namespace {
 
+// An executable file's path in its own directory, removed at the end of the test case.
 struct Script {
+    testing::TempDir dir;
     std::string path;
-    Script(const std::string& content, mode_t mode) {
-        char name[] = "/tmp/redlockrun-test-XXXXXX";
-        int fd = ::mkstemp(name);
-        REQUIRE(fd >= 0);
-        ::close(fd);
-        path = name;
-        std::ofstream(path, std::ios::binary) << content;
-        ::chmod(path.c_str(), mode);
-    }
-    ~Script() { std::remove(path.c_str()); }
+    Script(const std::string& content, mode_t mode) : path(dir.write("script", content, mode)) {}
 };
 
 } // namespace
@@ -44,12 +39,13 @@ TEST_CASE("exec failure: the interpreter of a #! line is read as the kernel read
     CHECK_FALSE(shebang_interpreter(""));
 }
 
+// The interpreter's name goes through printable(), the one escaper of every message.
 TEST_CASE("exec failure: control characters are shown escaped") {
-    CHECK(escape_control_characters("/bin/sh\r") == "/bin/sh\\r");
-    CHECK(escape_control_characters("a\tb\nc") == "a\\tb\\nc");
-    CHECK(escape_control_characters("\x1b[31m\x7f") == "\\x1b[31m\\x7f");
-    CHECK(escape_control_characters("back\\slash") == "back\\\\slash");
-    CHECK(escape_control_characters("caf\xc3\xa9") == "caf\xc3\xa9"); // UTF-8 is left alone
+    CHECK(printable("/bin/sh\r") == "/bin/sh\\r");
+    CHECK(printable("a\tb\nc") == "a\\tb\\nc");
+    CHECK(printable("\x1b[31m\x7f") == "\\x1b[31m\\x7f");
+    CHECK(printable("back\\slash") == "back\\slash"); // left alone: see printable.hpp
+    CHECK(printable("caf\xc3\xa9") == "caf\xc3\xa9"); // UTF-8 is left alone
 }
 
 TEST_CASE("exec failure: a missing interpreter is told from a missing file") {
