@@ -3,6 +3,7 @@ tool that ran, and redlockrun never let two holders overlap nor failed a run. Ne
 threshold: the machines are shared and noisy, so speed is reported, not asserted."""
 import math
 
+from .floor import LIBRARY_NAME as LIBRARY_FLOOR
 from .floor import NAME as FLOOR
 
 REDLOCKRUN = "redlockrun"
@@ -18,7 +19,7 @@ def _numbers(results: dict, tools: list) -> list:
     wanted = []
     if "uncontended" in results:
         rows = results["uncontended"]["rows"]
-        extra = [name for name in rows if name == FLOOR or name.startswith(REDLOCKRUN + " (")]
+        extra = [name for name in rows if name in (FLOOR, LIBRARY_FLOOR) or name.startswith(REDLOCKRUN + " (")]
         wanted += [("figure 1", rows.get(n, {}).get("median_ms"), n)
                    for n in names + extra + ["plain true"]]
     if "round_trips" in results:

@@ -51,6 +51,7 @@ class Bench:
     launcher: object  # spawn.Launcher with the direct servers' environment
     log: callable = print
     floor: list = field(default_factory=list)  # floor.prepare()'s command line, if it built
+    library_floor: list = field(default_factory=list)  # floor.prepare_libraries()'s, likewise
     builds: dict = field(default_factory=dict)  # figure 1's other builds: row name -> binary
     _keys: itertools.count = field(default_factory=itertools.count)
 

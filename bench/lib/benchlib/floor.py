@@ -1,6 +1,8 @@
-"""The protocol floor (bench/helpers/protocol_floor.c): redlockrun's two requests, sent by a minimal
-C client and nothing else. Figure 1 runs it beside the tools: what redlockrun costs beyond it is
-redlockrun's own work; what it costs beyond flock(1) is the protocol's."""
+"""Figure 1's yardsticks. The protocol floor (bench/helpers/protocol_floor.c): redlockrun's two
+requests, sent by a minimal C client and nothing else; what redlockrun costs beyond it is
+redlockrun's own work, what it costs beyond flock(1) is the protocol's. The library floor
+(bench/helpers/library_floor.cpp): a program that does nothing, linked as the .deb's build is; what
+the .deb's build costs beyond it is redlockrun's work and the protocol's."""
 import hashlib
 from pathlib import Path
 
@@ -8,8 +10,10 @@ from .build import compile_helper
 
 BENCH = Path(__file__).resolve().parent.parent.parent
 SOURCE = BENCH / "helpers" / "protocol_floor.c"
+LIBRARY_SOURCE = BENCH / "helpers" / "library_floor.cpp"
 SCRIPTS = BENCH.parent / "src" / "lock" / "scripts"
 NAME = "protocol floor"
+LIBRARY_NAME = "library floor"
 HARDENED = ("-fPIE -pie -fstack-protector-strong -D_FORTIFY_SOURCE=2 -Wl,-z,relro,-z,now "
             "-Wl,--as-needed")
 
@@ -30,3 +34,12 @@ def prepare(workdir: Path, redis) -> list:
             raise RuntimeError(f"SCRIPT LOAD of {name}.lua answered {loaded!r}, not {sha}")
         shas.append(sha)
     return [str(binary), *shas]
+
+
+def prepare_libraries(workdir: Path) -> list:
+    """Builds the library floor: hardened as redlockrun is, against the shared libraries the .deb's
+    build loads (Debian's libstdc++, fmt and hiredis). Returns its command line before KEY; it
+    ignores its arguments."""
+    binary = compile_helper(LIBRARY_SOURCE, workdir / "library-floor", "c++",
+                            [HARDENED + " -std=c++20"], libraries=("-lfmt", "-lhiredis"))
+    return [str(binary)]

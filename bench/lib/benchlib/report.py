@@ -1,5 +1,6 @@
 """The markdown report: the machine, the targets, then one section per figure. Ratios to flock(1)
 come first (they travel between machines); absolute times are there to read them by."""
+from .floor import LIBRARY_NAME as LIBRARY_FLOOR
 from .floor import NAME as FLOOR
 from .targets import judge
 
@@ -63,6 +64,15 @@ def _uncontended(figure: dict) -> list:
                   "redlockrun costs beyond it is redlockrun's own work and the loading of its C++ "
                   "libraries; what it costs beyond flock(1) is the protocol's: TCP, two round "
                   "trips, two Lua scripts.", ""]
+    if LIBRARY_FLOOR in rows:
+        lines += [f"The {LIBRARY_FLOOR} is a second yardstick: a program that does nothing "
+                  "(`bench/helpers/library_floor.cpp`), linked as the .deb's build is, against "
+                  "Debian's shared libstdc++, fmt and hiredis, with CLI11's header included. Its "
+                  "time beyond plain `true` is what those libraries cost at start-up before any "
+                  "work: loading and relocating them, and the initialisation of the standard "
+                  "streams that `<iostream>` (which CLI11 includes) runs in every program built "
+                  "with Debian 12's GCC 12. The .deb's build costs that, plus the protocol (the "
+                  "protocol floor's time beyond `true`), plus redlockrun's own work.", ""]
     return lines + _table(["tool", "× flock(1)", "median", "× plain true", "runs", "failed"], table)
 
 

@@ -4,6 +4,7 @@ redlockrun, of each build (benchlib/builds.py).
 The tools run interleaved, round after round, in a rotating order, so that a slow spell of a shared
 machine falls on all of them alike; the medians and their ratios come from the same rounds.
 """
+from ..floor import LIBRARY_NAME as LIBRARY_FLOOR
 from ..floor import NAME as FLOOR
 from ..stats import median, ratio
 
@@ -19,6 +20,8 @@ def run(bench) -> dict:
         commands[name] = [str(binary), *redlockrun.argv(bench.key("uncontended"), ["true"])[1:]]
     if bench.floor:
         commands[FLOOR] = [*bench.floor, bench.key("uncontended"), "true"]
+    if bench.library_floor:
+        commands[LIBRARY_FLOOR] = [*bench.library_floor, bench.key("uncontended"), "true"]
     commands[PLAIN_TRUE] = ["true"]
     names = list(commands)
 
