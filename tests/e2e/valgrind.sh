@@ -3,9 +3,8 @@
 # lost lock, TLS, --status, a usage error and a config file. Every run must end with its usual
 # status and valgrind must report no error and no definite or indirect leak. The command itself is
 # not traced (--trace-children=no): only redlockrun is under test, and the command must run and exit
-# as it would without valgrind. Valgrind starts the command with fork() where redlockrun asks for a
-# clone(CLONE_VM|CLONE_VFORK), so the exec errors that come back through shared memory (126/127) are
-# left to the other suites.
+# as it would without valgrind. An exec that fails in the child is one valgrind cannot survive (it
+# ends the child with its own status), so the exec errors (126/127) are left to the other suites.
 . "$(dirname "$0")/lib.sh"
 
 command -v valgrind >/dev/null || {
@@ -61,11 +60,10 @@ $found"
     [ "$count" -gt 0 ] || fail "no valgrind report ($1): valgrind did not run"
 }
 
-# Holds KEY with a redlockrun outside valgrind until $WORK/release-KEY exists.
+# Holds KEY until $WORK/release-KEY exists: a redlockrun under valgrind too, checked with the rest.
 hold() {
     start_bg holder -k "$1" -c "while [ ! -e '$WORK/release-$1' ]; do sleep 0.02; done"
     wait_for "$1 to be held" lock_held "$1"
-    # start_bg runs $REDLOCKRUN: the holder is under valgrind too, and checked with the rest.
 }
 
 test_an_uncontended_run() {
