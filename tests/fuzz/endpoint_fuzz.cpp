@@ -1,8 +1,8 @@
-// --url values: redis://, rediss:// and unix:// URLs (the Sentinel forms, redis+sentinel:// and
-// rediss+sentinel://, belong here too once parse_url() reads them: add them to this target and its
-// corpus). A parsed URL's password is found by password_span(), which hide_url_passwords() relies
-// on to blot it out of argv, and the URL with its password blotted out still names the same server
-// as the same user; a TCP endpoint written back as a URL parses to itself.
+// --url values: redis://, rediss:// and unix:// URLs. A parsed URL's password is found by
+// password_span(), which hide_url_passwords() relies on to blot it out of argv, and the URL with
+// its password blotted out still names the same server as the same user; a TCP endpoint written
+// back as a URL parses to itself. The Sentinel URLs (DESIGN.md §8) belong here too once parse_url()
+// reads them: add their checks to this target and their forms to its corpus.
 #include "redis/endpoint.hpp"
 
 #include <cstddef>
