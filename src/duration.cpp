@@ -91,16 +91,18 @@ std::optional<Millis> parse_duration(std::string_view text) {
     return Millis{(micros + micros_per_ms / 2) / micros_per_ms};
 }
 
-std::string format_duration(Millis duration) {
-    const auto ms = duration.count();
-    if (ms < 0) {
-        return fmt::format("-{}", format_duration(Millis{-ms}));
-    }
+namespace {
+
+// In unsigned arithmetic: the magnitude of the most negative count has no signed type, and rounding
+// the largest ones up would overflow one. A count can come from a server's answer (the time a busy
+// lock has left), so every value must print.
+std::string format_magnitude(unsigned long long ms) {
     if (ms < 1000) {
         return fmt::format("{}ms", ms);
     }
-    if (ms < 100'000) {
-        // One decimal, dropped when it is zero: "1.5s", "2s".
+    if (ms < 99'950) {
+        // One decimal, dropped when it is zero: "1.5s", "2s". From 99.95 s on, that would round to
+        // "100s", which reads back as a duration printed "1m40s".
         const auto tenths = (ms + 50) / 100;
         return tenths % 10 == 0 ? fmt::format("{}s", tenths / 10)
                                 : fmt::format("{}.{}s", tenths / 10, tenths % 10);
@@ -110,6 +112,16 @@ std::string format_duration(Millis duration) {
         return fmt::format("{}m{}s", seconds / 60, seconds % 60);
     }
     return fmt::format("{}h{}m", seconds / 3600, seconds % 3600 / 60);
+}
+
+} // namespace
+
+std::string format_duration(Millis duration) {
+    const auto ms = duration.count();
+    if (ms < 0) {
+        return "-" + format_magnitude(0ULL - static_cast<unsigned long long>(ms));
+    }
+    return format_magnitude(static_cast<unsigned long long>(ms));
 }
 
 } // namespace redlockrun

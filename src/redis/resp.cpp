@@ -1,5 +1,6 @@
 #include "redis/resp.hpp"
 
+#include <fmt/core.h>
 #include <hiredis/hiredis.h>
 
 #include <cstdlib>
@@ -63,15 +64,51 @@ void encode_command(const Command& command, std::string& out) {
     redisFreeCommand(encoded);
 }
 
+namespace {
+
+// hiredis allocates room for as many elements as an array announces before any of them arrives, so
+// a server, or anything else that answers at the URL, announcing billions would cost gigabytes for
+// a few bytes sent. The largest array redlockrun reads is a script's answer of a few fields: a
+// larger one is a protocol error.
+constexpr long long max_array_elements = 1024;
+
+// What hiredis's own createArray is; the same for every reader.
+decltype(redisReplyObjectFunctions::createArray) hiredis_create_array = nullptr;
+
+struct ArrayRefusal {
+    long long elements = 0; // announced by the array refused, if any
+};
+
+// A template so that it matches createArray's count type in every hiredis version (int in 0.14,
+// size_t from 1.0).
+template <typename Count>
+void* create_bounded_array(const redisReadTask* task, Count elements) {
+    if (static_cast<long long>(elements) > max_array_elements) {
+        static_cast<ArrayRefusal*>(task->privdata)->elements = static_cast<long long>(elements);
+        return nullptr; // hiredis stops reading, with an error that next() replaces
+    }
+    return hiredis_create_array(task, elements);
+}
+
+} // namespace
+
 struct ReplyDecoder::Impl {
     redisReader* reader = redisReaderCreate();
+    redisReplyObjectFunctions functions{};
+    ArrayRefusal refusal;
     ~Impl() { redisReaderFree(reader); }
 };
 
 ReplyDecoder::ReplyDecoder() : impl_(std::make_unique<Impl>()) {
-    if (impl_->reader == nullptr) {
+    redisReader* reader = impl_->reader;
+    if (reader == nullptr) {
         throw std::bad_alloc();
     }
+    hiredis_create_array = reader->fn->createArray;
+    impl_->functions = *reader->fn;
+    impl_->functions.createArray = &create_bounded_array;
+    reader->fn = &impl_->functions;
+    reader->privdata = &impl_->refusal;
 }
 
 ReplyDecoder::~ReplyDecoder() = default;
@@ -85,6 +122,10 @@ void ReplyDecoder::feed(std::string_view bytes) {
 Expected<std::optional<Reply>, std::string> ReplyDecoder::next() {
     void* raw = nullptr;
     if (redisReaderGetReply(impl_->reader, &raw) != REDIS_OK) {
+        if (impl_->refusal.elements > 0) {
+            return unexpected(fmt::format("an array of {} elements, far more than any answer",
+                                          impl_->refusal.elements));
+        }
         return unexpected(std::string(impl_->reader->errstr));
     }
     if (raw == nullptr) {

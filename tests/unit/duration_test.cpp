@@ -50,6 +50,14 @@ TEST_CASE("durations: short human form") {
     CHECK(format_duration(Millis{-1500}) == "-1.5s");
 }
 
+// A count can come from a server's answer (a busy lock's time left): every one prints, without the
+// overflow that rounding the largest up, or negating the most negative, would be.
+TEST_CASE("durations: every count prints, the extremes too") {
+    CHECK(format_duration(Millis::max()) == "2562047788015h12m");
+    CHECK(format_duration(Millis::min()) == "-2562047788015h12m");
+    CHECK(format_duration(Millis::min() + Millis{1}) == "-2562047788015h12m");
+}
+
 TEST_CASE("durations: combinations, largest unit first") {
     CHECK(parse_duration("1m30s") == Millis{90000});
     CHECK(parse_duration("2h5m") == Millis{7'500'000});
@@ -63,8 +71,8 @@ TEST_CASE("durations: combinations, largest unit first") {
 }
 
 TEST_CASE("durations: what redlockrun prints, it reads back") {
-    for (long long ms : {0LL, 7LL, 999LL, 1000LL, 1500LL, 59'940LL, 99'949LL, 100'000LL, 723'000LL,
-                         3'599'000LL, 3'600'000LL, 7'500'000LL, 86'400'000LL}) {
+    for (long long ms : {0LL, 7LL, 999LL, 1000LL, 1500LL, 59'940LL, 99'949LL, 99'960LL, 100'000LL,
+                         723'000LL, 3'599'000LL, 3'600'000LL, 7'500'000LL, 86'400'000LL}) {
         const std::string text = format_duration(Millis{ms});
         CAPTURE(text);
         auto parsed = parse_duration(text);

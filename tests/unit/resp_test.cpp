@@ -40,6 +40,30 @@ TEST_CASE("resp: a protocol error is reported, not guessed around") {
     CHECK_FALSE(reply.error().empty());
 }
 
+// hiredis would allocate room for every element an array announces before the first arrives.
+TEST_CASE("resp: an array larger than any answer is a protocol error, not an allocation") {
+    ReplyDecoder decoder;
+    decoder.feed("*1579531579\r\n:1\r\n");
+    auto reply = decoder.next();
+    REQUIRE_FALSE(reply.has_value());
+    CHECK(reply.error() == "an array of 1579531579 elements, far more than any answer");
+
+    ReplyDecoder nested;
+    nested.feed("*2\r\n*1025\r\n");
+    CHECK_FALSE(nested.next().has_value());
+
+    ReplyDecoder largest;
+    std::string bytes = "*1024\r\n";
+    for (int i = 0; i < 1024; ++i) {
+        bytes += ":1\r\n";
+    }
+    largest.feed(bytes);
+    auto accepted = largest.next();
+    REQUIRE(accepted.has_value());
+    REQUIRE(accepted->has_value());
+    CHECK((*accepted)->elements.size() == 1024);
+}
+
 TEST_CASE("error replies are explained with advice") {
     Endpoint endpoint;
     Reply wrongpass;

@@ -1,0 +1,80 @@
+// The command line: argv made of the input split at NUL bytes. Whatever it holds, parsing returns
+// or throws a usage error (64) with a message, never another exception, an exit() or an abort; a
+// command line that parses converts and checks (configure()) with the same outcome.
+#include "cli.hpp"
+#include "configuration.hpp"
+#include "exit_status.hpp"
+#include "fatal.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+using namespace redlockrun;
+
+namespace {
+
+void check(bool condition) {
+    if (!condition) {
+        std::abort();
+    }
+}
+
+void check_usage_error(const Fatal& error) {
+    check(error.status() == to_int(ExitStatus::usage));
+    check(error.what()[0] != '\0');
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    std::vector<std::string> words{"redlockrun"};
+    std::string word;
+    for (size_t i = 0; i < size; ++i) {
+        if (data[i] == '\0') {
+            words.push_back(word);
+            word.clear();
+        } else {
+            word.push_back(static_cast<char>(data[i]));
+        }
+    }
+    words.push_back(word);
+    std::vector<const char*> argv;
+    for (const std::string& w : words) {
+        argv.push_back(w.c_str());
+    }
+    argv.push_back(nullptr);
+
+    CommandLine line;
+    try {
+        line = parse_command_line(static_cast<int>(words.size()), argv.data());
+    } catch (const Fatal& error) {
+        check_usage_error(error);
+        return 0;
+    }
+    if (line.action == CommandLine::Action::help) {
+        check(!help_text().empty());
+        return 0;
+    }
+    if (line.action == CommandLine::Action::version) {
+        check(!version_text().empty());
+        return 0;
+    }
+    // --config would read a file named by the input: the config file has its own target.
+    line.options.config.reset();
+    try {
+        const Options options = configure(line.options, ConfigPlaces{});
+        // What validate() promises the rest of the run.
+        check(!options.key.empty());
+        const int commands = (options.command.empty() ? 0 : 1) + (options.shell_command ? 1 : 0);
+        check(options.status ? commands == 0 : commands == 1);
+        check(!(options.no_wait && options.wait));
+        check(options.ttl >= min_ttl && options.ttl <= max_duration);
+        check(options.connect_timeout.count() > 0);
+    } catch (const Fatal& error) {
+        check_usage_error(error);
+    }
+    return 0;
+}

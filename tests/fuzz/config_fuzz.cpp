@@ -1,0 +1,62 @@
+// Config files (/etc/redlockrun.conf, ~/.config/redlockrun/config, --config FILE): whatever they
+// hold, reading one returns its entries or throws a usage error (64) naming the file, never another
+// exception, an exit() or an abort; only connection and lock settings come out of a file; and the
+// settings a file gives, under a command line that gives only a key and a command, convert and
+// check with the same outcome.
+#include "cli.hpp"
+#include "exit_status.hpp"
+#include "fatal.hpp"
+#include "option_text.hpp"
+#include "options.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+using namespace redlockrun;
+
+namespace {
+
+void check(bool condition) {
+    if (!condition) {
+        std::abort();
+    }
+}
+
+void check_usage_error(const Fatal& error, std::string_view file) {
+    check(error.status() == to_int(ExitStatus::usage));
+    check(std::string_view(error.what()).find(file) != std::string_view::npos);
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    const std::string_view text(reinterpret_cast<const char*>(data), size);
+    const std::string file = "/fuzz/redlockrun.conf";
+    OptionText from_file;
+    try {
+        from_file = parse_config_text(text, file);
+    } catch (const Fatal& error) {
+        check_usage_error(error, file);
+        return 0;
+    }
+    // The command line's own: a file could not turn a flag off again (README, Config files).
+    check(!from_file.key && !from_file.shell_command && !from_file.config);
+    check(!from_file.no_wait && !from_file.no_renew && !from_file.status && !from_file.quiet &&
+          !from_file.verbose && from_file.command.empty());
+
+    OptionText line;
+    line.key = Setting{"job", "-k"};
+    line.command = {"true"};
+    fill_in_from_file(line, from_file);
+    try {
+        Options options = to_options(line);
+        validate(options);
+        check(options.ttl >= min_ttl && options.ttl <= max_duration);
+    } catch (const Fatal& error) {
+        check_usage_error(error, file);
+    }
+    return 0;
+}
