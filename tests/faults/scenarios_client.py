@@ -29,7 +29,7 @@ def pause_a_holder(s, r, whole):
     s.fire("holder-may-end")
 
 
-@scenario("holder-paused", runs=(1, 20), promise="""
+@scenario("holder-paused", runs=(1, 10), promise="""
     A holder (redlockrun and its command together, as a stalled machine) is stopped with SIGSTOP
     for longer than its TTL, while waiters wait; a waiter takes the expired lock and writes; the
     holder is continued. Promise: the overlap is allowed, but the fence orders it: the recorder
@@ -40,9 +40,11 @@ def holder_paused(s):
     pause_a_holder(s, r, whole=True)
     if s.long:
         s.load(lambda: s.redlockrun(r, ttl="2s"), workers=3, sections=25).join()
+    if s.long:
+        s.load(lambda: s.redlockrun(r, ttl="2s"), workers=3, sections=25).join()
 
 
-@scenario("holder-redlockrun-paused", runs=(1, 20), promise="""
+@scenario("holder-redlockrun-paused", runs=(1, 10), promise="""
     redlockrun alone is stopped with SIGSTOP past its TTL while its command runs on, unrenewed; a
     waiter takes the expired lock. Promise: the overlap is allowed (nothing running can stop the
     command), but the fence orders it: the stale command's writes are refused; redlockrun, once
