@@ -404,8 +404,10 @@ class Scenario:
                 contender.status = None
 
     def teardown(self, keep=False):
-        self.stopping.set()
-        for process in reversed(self.processes):
+        with self.lock:  # no load thread adds a contender after this
+            self.stopping.set()
+            processes = list(self.processes)
+        for process in reversed(processes):
             process.kill()
         for thread in self.threads:
             thread.join(5)
