@@ -93,7 +93,13 @@ def random_pauses(s, r, pauses, longest):
         running = [c for c in list(s.contenders) if not c.finished()]
         if running:
             victim = random.choice(running)
-            victim.signal(signal.SIGSTOP) if random.random() < 0.5 else victim.stop_all()
+            try:
+                if random.random() < 0.5:
+                    victim.signal(signal.SIGSTOP)  # redlockrun alone
+                else:
+                    victim.stop_all()
+            except ScenarioFailed:
+                continue  # it ended meanwhile
             s.sleep(random.uniform(0.02, longest))
             victim.continue_all()
         s.sleep(random.uniform(0.0, 0.2))
