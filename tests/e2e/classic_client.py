@@ -8,9 +8,12 @@ algorithm, with its own clock, in seconds or milliseconds, and keys without a TT
                                                            run a read-sleep-write increment of the
                                                            key "counter", record "classic START END"
                                                            (ns) in LOG, release
+    classic_client.py PORT KEY UNIT TIMEOUT run CMD...     take it (polling every 10 ms), run CMD,
+                                                           release, exit with CMD's status
 
-UNIT is s or ms; TIMEOUT is the lock's validity in seconds.
+PORT may be HOST:PORT. UNIT is s or ms; TIMEOUT is the lock's validity in seconds.
 """
+import subprocess
 import sys
 import time
 
@@ -51,10 +54,17 @@ class ClassicLock:
 
 def main():
     port, key, unit, timeout, mode = sys.argv[1:6]
-    client = redis.Redis(port=int(port))
+    host, _, port = port.rpartition(":")
+    client = redis.Redis(host=host or "localhost", port=int(port))
     lock = ClassicLock(client, key, unit, int(timeout))
     if mode == "try":
         sys.exit(0 if lock.try_acquire() else 1)
+    if mode == "run":
+        while not lock.try_acquire():
+            time.sleep(0.01)
+        status = subprocess.call(sys.argv[6:])
+        lock.release()
+        sys.exit(status if status >= 0 else 128 - status)
     iterations, log = int(sys.argv[6]), sys.argv[7]
     for _ in range(iterations):
         while not lock.try_acquire():

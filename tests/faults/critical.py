@@ -1,0 +1,54 @@
+#!/usr/bin/python3
+"""A critical section: the command a contender runs while it holds the lock.
+
+    critical.py SOCKET KIND HOLDER HOST STEPS STEP_MS [UNTIL_FILE]
+
+Connects to the recorder (recorder.py) on SOCKET, begins a section as HOLDER on HOST with the fence
+from $REDLOCKRUN_FENCE (KIND redlockrun) or none (KIND classic), then does STEPS read-sleep-write
+increments of the recorder's counter, each holding its read for STEP_MS: two sections that overlap
+lose an increment unless the recorder refuses the stale holder. A stale holder whose read is refused
+writes 0 all the same, as a writer that does not check would: a recorder that accepted it would
+break the counter. With UNTIL_FILE it goes on until
+that file exists instead (at most 120 s). It ends the section with END; killed, it ends it by
+closing the connection. Refused writes are the resource's business: the section goes on.
+"""
+import os
+import select
+import socket
+import sys
+import time
+
+
+def main():
+    path, kind, holder, host, steps, step_ms = sys.argv[1:7]
+    until = sys.argv[7] if len(sys.argv) > 7 else None
+    fence = os.environ.get("REDLOCKRUN_FENCE", "-") if kind == "redlockrun" else "-"
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.connect(path)
+    answers = conn.makefile("rb")
+
+    def ask(request):
+        conn.sendall(request.encode() + b"\n")
+        return answers.readline().decode().split()
+
+    ask(f"BEGIN {kind} {holder} {host} {fence} {time.time_ns()}")
+    give_up = time.monotonic() + 120
+    done = 0
+    while True:
+        answer = ask("READ")
+        value = int(answer[1]) if answer[0] == "VALUE" else -1
+        # Not time.sleep: under an inherited libfaketime its absolute monotonic deadline fails
+        # with EINVAL; a relative timeout does not.
+        select.select([], [], [], int(step_ms) / 1000)
+        ask(f"WRITE {value + 1}")
+        done += 1
+        if until is not None:
+            if os.path.exists(until) or time.monotonic() > give_up:
+                break
+        elif done >= int(steps):
+            break
+    ask("END")
+
+
+if __name__ == "__main__":
+    main()

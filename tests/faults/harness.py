@@ -1,0 +1,427 @@
+"""The fault suite's framework: scenarios, the servers and contenders they start, and the teardown
+that leaves nothing behind. README.md in this directory shows how a scenario is written."""
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+
+import redis
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PYTHON = "/usr/bin/python3"
+CRITICAL = os.path.join(HERE, "critical.py")
+CLASSIC = os.path.join(HERE, "..", "e2e", "classic_client.py")
+RECORDER = os.path.join(HERE, "recorder.py")
+
+
+class ScenarioFailed(Exception):
+    """Something the scenario itself waited for did not happen: the run fails with this message."""
+
+
+@dataclass
+class Spec:
+    name: str
+    promise: str
+    function: object
+    short_runs: int
+    long_runs: int
+    timeout: float
+
+
+SCENARIOS = []
+
+
+def scenario(name, promise, runs=(1, 10), timeout=90):
+    """Registers a scenario: runs is (short mode, long mode); timeout bounds one run, in seconds."""
+    def register(function):
+        SCENARIOS.append(Spec(name, " ".join(promise.split()), function, runs[0], runs[1], timeout))
+        return function
+    return register
+
+
+def status_of(returncode):
+    """An exit status as a shell shows it: 128+N for a process killed by signal N."""
+    if returncode is None:
+        return None
+    return 128 - returncode if returncode < 0 else returncode
+
+
+def session_members(session):
+    """Every process whose session is SESSION: a contender and all it started, in any group."""
+    members = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) == session and fields[0] != "Z":
+            members.append(int(entry))
+    return members
+
+
+def signal_session(session, sig):
+    for pid in session_members(session):
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Process:
+    """A process started in a session of its own, so that it and everything it starts can be
+    signalled, stopped and killed together."""
+
+    def __init__(self, argv, log, env=None):
+        self.argv = argv
+        with open(log, "ab") as out:
+            self.popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+                                          env=env, start_new_session=True)
+        self.pid = self.popen.pid
+
+    def members(self):
+        return session_members(self.pid)
+
+    def signal_all(self, sig):
+        signal_session(self.pid, sig)
+
+    def kill(self):
+        self.signal_all(signal.SIGCONT)
+        self.signal_all(signal.SIGKILL)
+        try:
+            self.popen.kill()
+        except ProcessLookupError:
+            pass
+        self.popen.wait()
+
+    def running(self):
+        return self.popen.poll() is None
+
+
+class Redis:
+    """A redis-server without persistence, on BIND:PORT and on a unix socket in the scenario's
+    directory; the harness talks to it through the socket (which works from any namespace)."""
+
+    def __init__(self, s, name, bind, port, prefix, options):
+        self.s, self.name, self.bind, self.prefix = s, name, bind, list(prefix)
+        self.port = port or free_port()
+        self.sock = os.path.join(s.dir, f"{name}.sock")
+        self.options = list(options)
+        self.process = None
+        self.start()
+
+    @property
+    def url(self):
+        return f"redis://{self.bind}:{self.port}"
+
+    @property
+    def address(self):
+        return f"{self.bind}:{self.port}"
+
+    def start(self, options=None):
+        if options is not None:
+            self.options = list(options)
+        argv = self.prefix + [
+            "redis-server", "--port", str(self.port), "--bind", self.bind, "--save", "",
+            "--appendonly", "no", "--unixsocket", self.sock, "--unixsocketperm", "777",
+            "--dir", self.s.dir, "--logfile", os.path.join(self.s.dir, f"{self.name}.log"),
+            *self.options]
+        self.process = Process(argv, os.path.join(self.s.dir, f"{self.name}.out"))
+        self.s.processes.append(self.process)
+        self.admin = redis.Redis(unix_socket_path=self.sock, socket_timeout=5)
+        self.s.wait_for(f"{self.name} to answer", self.answers, timeout=10)
+
+    def answers(self):
+        if not self.process.running():
+            raise ScenarioFailed(f"{self.name} did not start: see {self.name}.log")
+        try:
+            return self.admin.ping()
+        except redis.exceptions.RedisError:
+            return False
+
+    def restart(self, options=None):
+        """SIGKILL, as a crash would, then a new server on the same port and socket: no data."""
+        self.process.kill()
+        if os.path.exists(self.sock):
+            os.unlink(self.sock)
+        self.start(options)
+
+    def pause(self):
+        self.process.signal_all(signal.SIGSTOP)
+
+    def resume(self):
+        self.process.signal_all(signal.SIGCONT)
+
+    def call(self, *args):
+        return self.admin.execute_command(*args)
+
+    def blocked_clients(self):
+        return self.admin.info("clients")["blocked_clients"]
+
+
+class Contender:
+    """One redlockrun run, or one run of the classic client, whose command is a critical section."""
+
+    def __init__(self, s, kind, ident, argv, expect, may_overlap):
+        self.s, self.kind, self.id = s, kind, ident
+        self.expect, self.may_overlap = set(expect), may_overlap
+        self.process = Process(argv, os.path.join(s.dir, "contenders", f"{ident}.log"),
+                               env=s.env)
+        self.status = None
+
+    def wait(self, timeout=None):
+        try:
+            self.process.popen.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+        self.status = status_of(self.process.popen.returncode)
+        return self.status
+
+    def finished(self):
+        return self.process.popen.poll() is not None
+
+    def client_pid(self):
+        """redlockrun's own pid (or the classic client's), under any command prefix."""
+        wanted = self.s.redlockrun_binary if self.kind == "redlockrun" else None
+        for pid in sorted(self.process.members()):
+            try:
+                if wanted and os.path.realpath(f"/proc/{pid}/exe") == wanted:
+                    return pid
+                if not wanted and CLASSIC.split("/")[-1].encode() in open(
+                        f"/proc/{pid}/cmdline", "rb").read().split(b"\0")[1]:
+                    return pid
+            except (OSError, IndexError):
+                continue
+        raise ScenarioFailed(f"{self.id}: its client process is gone")
+
+    def signal(self, sig):
+        """Signals redlockrun (or the classic client) alone, not its command."""
+        os.kill(self.client_pid(), sig)
+
+    def signal_command(self, sig):
+        """Signals the command (the critical section and anything it started) alone."""
+        client = self.client_pid()
+        for pid in self.process.members():
+            if pid != client:
+                try:
+                    os.kill(pid, sig)
+                except ProcessLookupError:
+                    pass
+
+    def stop_all(self):
+        """Stops the contender and its command together, as a stalled machine would."""
+        self.process.signal_all(signal.SIGSTOP)
+
+    def continue_all(self):
+        self.process.signal_all(signal.SIGCONT)
+
+    def log(self):
+        with open(os.path.join(self.s.dir, "contenders", f"{self.id}.log"), errors="replace") as f:
+            return f.read()
+
+    def record(self):
+        return {"id": self.id, "kind": self.kind, "status": self.status, "expect": self.expect,
+                "may_overlap": self.may_overlap}
+
+
+class Scenario:
+    """One run of a scenario: its directory, recorder, servers and contenders."""
+
+    def __init__(self, spec, long_mode, run_index):
+        self.spec, self.long, self.run_index = spec, long_mode, run_index
+        self.dir = tempfile.mkdtemp(prefix=f"redlockrun-faults-{spec.name}.")
+        os.chmod(self.dir, 0o755)
+        os.mkdir(os.path.join(self.dir, "contenders"))
+        os.mkdir(os.path.join(self.dir, "events"))
+        self.redlockrun_binary = os.path.realpath(os.environ["REDLOCKRUN"])
+        self.key = "job"
+        self.host = socket.gethostname()
+        self.processes = []
+        self.contenders = []
+        self.threads = []
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+        self.counter = 0
+        self.deadline = time.monotonic() + spec.timeout
+        self.env = dict(os.environ)
+        for name in ("REDLOCKRUN_URL", "REDIS_URL", "REDISCLI_AUTH"):
+            self.env.pop(name, None)
+        self.env["XDG_CONFIG_HOME"] = os.path.join(self.dir, "no-config")
+        self.recorder_sock = os.path.join(self.dir, "recorder.sock")
+        self.recorder_log = os.path.join(self.dir, "records.jsonl")
+        self.recorder = Process([PYTHON, RECORDER, self.recorder_sock, self.recorder_log],
+                                os.path.join(self.dir, "recorder.out"))
+        self.processes.append(self.recorder)
+        self.wait_for("the recorder", lambda: os.path.exists(self.recorder_sock), timeout=10)
+        self.events, self.events_read = [], 0
+
+    # --- servers and contenders -----------------------------------------------------------------
+
+    def redis(self, name="redis", bind="127.0.0.1", port=None, prefix=(), options=()):
+        return Redis(self, name, bind, port, prefix, options)
+
+    def next_id(self, name):
+        with self.lock:
+            self.counter += 1
+            return f"{name}{self.counter}"
+
+    def critical(self, kind, ident, host, steps, step_ms, until):
+        argv = [PYTHON, CRITICAL, self.recorder_sock, kind, ident, host or self.host, str(steps),
+                str(step_ms)]
+        if until is not None:
+            argv.append(self.event_path(until))
+        return argv
+
+    def redlockrun(self, server=None, url=None, name="r", key=None, ttl="3s", options=(),
+                   prefix=(), wrap=(), host=None, steps=2, step_ms=20, until=None, expect=(0,),
+                   may_overlap=False):
+        """Starts `PREFIX redlockrun -u URL -k KEY -t TTL OPTIONS -- WRAP critical section`. The
+        section does STEPS increments of STEP_MS, or goes on until the event UNTIL is fired."""
+        ident = self.next_id(name)
+        url = url or server.url
+        argv = list(prefix) + [self.redlockrun_binary, "-u", url, "-k", key or self.key,
+                               "-t", ttl, *options, "--", *wrap,
+                               *self.critical("redlockrun", ident, host, steps, step_ms, until)]
+        return self.add(Contender(self, "redlockrun", ident, argv, expect, may_overlap))
+
+    def classic(self, server=None, address=None, name="c", key=None, unit="ms", timeout=3,
+                prefix=(), host=None, steps=2, step_ms=20, until=None, expect=(0,)):
+        """Starts the classic-algorithm client (SETNX/GETSET, its own clock), which takes the lock,
+        runs the critical section, and releases. It has no fence: it may never overlap anyone."""
+        ident = self.next_id(name)
+        address = address or server.address
+        argv = list(prefix) + [PYTHON, CLASSIC, address, key or self.key, unit, str(timeout),
+                               "run", *self.critical("classic", ident, host, steps, step_ms, until)]
+        return self.add(Contender(self, "classic", ident, argv, expect, False))
+
+    def add(self, contender):
+        with self.lock:
+            if self.stopping.is_set():
+                contender.process.kill()
+                raise ScenarioFailed("contender started after the scenario ended")
+            self.contenders.append(contender)
+            self.processes.append(contender.process)
+        return contender
+
+    def load(self, start, workers, sections, pause=0.0):
+        """Runs WORKERS background loops, each starting SECTIONS contenders one after another with
+        start() (e.g. lambda: s.redlockrun(r)), PAUSE seconds apart; join() waits for them."""
+        def loop():
+            for _ in range(sections):
+                if self.stopping.is_set():
+                    return
+                try:
+                    start().wait()
+                except ScenarioFailed:
+                    return
+                if pause:
+                    time.sleep(random.uniform(0, pause))
+        threads = [threading.Thread(target=loop, daemon=True) for _ in range(workers)]
+        for thread in threads:
+            thread.start()
+        self.threads.extend(threads)
+        return Load(self, threads)
+
+    # --- events ---------------------------------------------------------------------------------
+
+    def event_path(self, name):
+        return os.path.join(self.dir, "events", name)
+
+    def fire(self, name):
+        """Fires an event: sections started with until=NAME end their work."""
+        open(self.event_path(name), "w").close()
+
+    def read_events(self):
+        """The recorder's events so far (read incrementally)."""
+        with open(self.recorder_log, encoding="utf-8") as log:
+            log.seek(self.events_read)
+            for line in log:
+                if not line.endswith("\n"):
+                    break
+                self.events.append(json.loads(line))
+                self.events_read += len(line.encode())
+        return self.events
+
+    def began(self, contender):
+        return any(e["ev"] == "begin" and e["holder"] == contender.id for e in self.read_events())
+
+    def writes_of(self, contender):
+        """The recorder's write events of CONTENDER's section, each with "accepted"."""
+        events = self.read_events()
+        conns = {e["conn"] for e in events if e["ev"] == "begin" and e["holder"] == contender.id}
+        return [e for e in events if e["ev"] == "write" and e["conn"] in conns]
+
+    def sections_begun(self):
+        return sum(e["ev"] == "begin" for e in self.read_events())
+
+    def wait_for(self, what, condition, timeout=30):
+        """Polls CONDITION until it holds; fails the run after TIMEOUT seconds."""
+        give_up = min(time.monotonic() + timeout, self.deadline)
+        while not condition():
+            if time.monotonic() > give_up:
+                raise ScenarioFailed(f"timed out waiting for {what}")
+            time.sleep(0.02)
+
+    def wait_exit(self, contender, timeout=60):
+        self.wait_for(f"{contender.id} to exit", contender.finished, timeout)
+        return contender.wait()
+
+    def expect_free(self, server, key=None):
+        """Fails the run if KEY is locked in SERVER (for what must leave nothing behind)."""
+        if server.call("EXISTS", key or self.key):
+            raise ScenarioFailed(f"{key or self.key} is still locked")
+
+    def sleep(self, seconds):
+        time.sleep(seconds)
+
+    # --- the end --------------------------------------------------------------------------------
+
+    def finish(self, timeout=60):
+        """Waits for every contender (killing those still running after TIMEOUT: their status
+        stays None, which the checker reports as hung), then stops everything."""
+        give_up = time.monotonic() + timeout
+        for thread in self.threads:
+            thread.join(max(0.0, give_up - time.monotonic()))
+        self.stopping.set()
+        for contender in list(self.contenders):
+            if contender.wait(max(0.0, give_up - time.monotonic())) is None:
+                contender.process.kill()
+                contender.status = None
+
+    def teardown(self, keep=False):
+        with self.lock:  # no load thread adds a contender after this
+            self.stopping.set()
+            processes = list(self.processes)
+        for process in reversed(processes):
+            process.kill()
+        for thread in self.threads:
+            thread.join(5)
+        if not keep:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class Load:
+    def __init__(self, s, threads):
+        self.s, self.threads = s, threads
+
+    def join(self, timeout=120):
+        give_up = time.monotonic() + timeout
+        for thread in self.threads:
+            thread.join(max(0.0, give_up - time.monotonic()))
+            if thread.is_alive():
+                raise ScenarioFailed("the load did not finish in time")
