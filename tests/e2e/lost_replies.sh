@@ -5,7 +5,8 @@
 
 PROXY="$(dirname "$0")/../faults/netproxy.py"
 
-# start_reset_proxy SCRIPT WHEN: a proxy to Redis that resets the first SCRIPT call; sets PROXY_PORT.
+# start_reset_proxy SCRIPT WHEN: a proxy to Redis that resets the first SCRIPT call; sets
+# PROXY_PORT and PROXY_READY (whose .resets file lists the resets made).
 start_reset_proxy() {
     local ready="$WORK/proxy.$1.$2"
     python3 "$PROXY" "$ready" "$REDIS_PORT" reset "$1" "$2" 2>"$ready.log" &

@@ -5,10 +5,11 @@
 
     delay MEAN_MS JITTER_MS   every chunk, each way, reaches the other side MEAN ± JITTER ms late
                               (uniformly), in order: a chunk never overtakes the one before it
-    reset SCRIPT WHEN         the first time a client calls the lock's SCRIPT (acquire, renew or
-                              release, as EVALSHA or EVAL), reset its connection: WHEN "before" the
-                              call reaches Redis (the request is lost) or "after" Redis got it (its
-                              reply is lost); every other byte passes unchanged
+    reset SCRIPT WHEN [N]     the Nth time (default: first) a client calls the lock's SCRIPT
+                              (acquire, renew or release, as EVALSHA or EVAL), reset its
+                              connection: WHEN "before" the call reaches Redis (the request is
+                              lost) or "after" Redis ran it (its reply is lost); every other byte
+                              passes unchanged
     silent                    accept connections and never answer (UPSTREAM_PORT is not used)
 
 Once listening it writes its port to READY_FILE, and a line per reset it made to READY_FILE.resets.
@@ -119,7 +120,7 @@ class Proxy:
     def __init__(self, ready, upstream, mode, args):
         self.ready, self.upstream, self.mode, self.args = ready, upstream, mode, args
         self.shas = script_shas()
-        self.armed = True  # a reset happens once per proxy
+        self.calls_left = int(args[2]) if mode == "reset" and len(args) > 2 else 1
         self.frozen = set()  # connections whose replies are no longer passed on
 
     def note(self, line):
@@ -158,13 +159,17 @@ class Proxy:
 
     async def watched(self, reader, writer, pair):
         """Client to server, resetting both at the chosen call."""
-        script, when = self.args
+        script, when = self.args[:2]
         commands = Commands(self.shas)
         try:
             while data := await reader.read(65536):
-                hit = self.armed and script in commands.feed(data)
+                if self.calls_left > 0:
+                    self.calls_left -= commands.feed(data).count(script)
+                    hit = self.calls_left <= 0
+                else:
+                    hit = False
                 if hit:
-                    self.armed = False
+                    self.calls_left = -1 << 30  # once per proxy
                     self.frozen.add(pair)
                     if when == "after":
                         writer.write(data)
