@@ -24,10 +24,11 @@ bool unreachable(const CallFailure& failure) {
 }
 
 // Failures after which the acquire may have run on the server, granting the lock, with only its
-// reply lost: the request went out on a connection that then broke, stalled or spoke garbage.
+// reply lost: the request went out on a connection that then broke or spoke garbage. A new
+// connection is then worth one try. Not after a timeout: a server that does not answer would be
+// given --connect-timeout a second time, and that timeout bounds the whole run.
 bool may_have_run(const CallFailure& failure) {
     return failure.kind == CallFailure::Kind::closed || failure.kind == CallFailure::Kind::io ||
-           failure.kind == CallFailure::Kind::timed_out ||
            failure.kind == CallFailure::Kind::protocol;
 }
 
