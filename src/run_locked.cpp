@@ -114,6 +114,27 @@ bool release(lock::LockClient& lock, const Logger& log, const SteadyTime& acquir
     return false;
 }
 
+// Runs `start_command` (everything between the grant and the running command); if it throws (out
+// of memory, above all), releases the lock before the failure ends the run: a lock taken for a
+// command that never started must not stay held for its whole TTL. Past this point the command
+// runs, and a failure that ends redlockrun kills it (PR_SET_PDEATHSIG) but leaves the lock to
+// expire: releasing it first would let the next holder start beside a command not yet dead.
+template <typename StartCommand>
+auto release_if_it_throws(lock::LockClient& lock, const Logger& log, SteadyTime acquired_at,
+                          StartCommand start_command) {
+    try {
+        return start_command();
+    } catch (...) {
+        try {
+            release(lock, log, acquired_at);
+        } catch (...) {
+            // Too little memory even for that: the lock expires by itself. The first failure is
+            // the one to report.
+        }
+        throw;
+    }
+}
+
 } // namespace
 
 int run_locked(const Options& options, const redis::ConnectionSettings& settings,
@@ -163,13 +184,14 @@ int run_locked(const Options& options, const redis::ConnectionSettings& settings
     }
     const auto& acquired = std::get<lock::Acquired>(outcome);
     const SteadyTime acquired_at = steady_now();
-    log.info("acquired {} (fence {}) after {}", options.key, acquired.grant.fence,
-             format_duration(acquired.waited));
-
-    spec.environment = run::child_environment(
-        environ, {"REDLOCKRUN_KEY=" + options.key, "REDLOCKRUN_FENCE=" + acquired.grant.fence});
     const run::Terminal terminal = run::Terminal::foreground();
-    auto child = run::spawn_child(spec, signals, terminal);
+    auto child = release_if_it_throws(lock, log, acquired_at, [&] {
+        log.info("acquired {} (fence {}) after {}", options.key, acquired.grant.fence,
+                 format_duration(acquired.waited));
+        spec.environment = run::child_environment(
+            environ, {"REDLOCKRUN_KEY=" + options.key, "REDLOCKRUN_FENCE=" + acquired.grant.fence});
+        return run::spawn_child(spec, signals, terminal);
+    });
     if (!child) {
         release(lock, log, acquired_at);
         throw Fatal(child.error().status, child.error().message);

@@ -62,6 +62,41 @@ test_a_command_that_fails_to_exec_releases_the_lock() {
     expect_eq "$(rcli exists job)" 0 "and released"
 }
 
+# Short of memory (ulimit -v), a run fails somewhere; wherever it fails, once it has acquired the
+# lock it must release it: a lock taken for a command that never started must not stay held for its
+# whole TTL. The address space is scanned from too small to start at all to large enough to run.
+test_running_out_of_memory_never_leaves_the_lock_held() {
+    if nm -D "$REDLOCKRUN" 2>/dev/null | grep -q __asan_init; then
+        # AddressSanitizer reserves terabytes of address space: no limit leaves it room to start.
+        return 0
+    fi
+    local limit out_of_memory_after_acquiring=0
+    for limit in $(seq 4000000 20000 7000000); do
+        rcli del job '{job}:redlockrun:fence' >/dev/null
+        { # the shell's own notice of an abort goes to /dev/null
+            prlimit --as="$limit" "$REDLOCKRUN" -k job -- true >/dev/null 2>"$WORK/err"
+            status=$?
+        } 2>/dev/null
+        err=$(cat "$WORK/err")
+        case $status in
+        0 | 127) ;; # ran; or the dynamic loader could not map the C library
+        134) ;;     # libstdc++ could not allocate even the exception that says so
+        71)
+            expect_eq "$err" "redlockrun: out of memory" "message at $limit bytes"
+            if [ "$(rcli exists '{job}:redlockrun:fence')" = 1 ]; then
+                out_of_memory_after_acquiring=1
+            fi
+            ;;
+        *) fail "status $status with $limit bytes: $err" ;;
+        esac
+        if [ "$(rcli exists job)" != 0 ]; then
+            fail "with $limit bytes, status $status left the lock held: $err"
+            return
+        fi
+    done
+    expect_eq "$out_of_memory_after_acquiring" 1 "some limit ran out of memory after acquiring"
+}
+
 test_a_bad_interpreter_is_named() {
     # A #! line written on Windows ends in a carriage return, which becomes part of the name.
     printf '#!/bin/sh\r\necho hi\r\n' >"$WORK/crlf.sh"

@@ -113,7 +113,7 @@ def check(events, contenders):
     for i, earlier in enumerate(sections):
         for later in sections[i + 1:]:
             if later.begin >= (earlier.end or forever):
-                continue
+                break  # sorted by their beginning: no later section overlaps earlier either
             check_overlap(earlier, later, by_id, verdict)
 
     fenced = [s for s in sections if s.kind == "redlockrun" and s.fence is not None]

@@ -258,6 +258,26 @@ class RecorderTest(unittest.TestCase):
     def test_a_redlockrun_section_without_a_fence_is_refused(self):
         self.assertFalse(self.admits("a", None))
 
+    def test_a_connection_reset_ends_the_section(self):
+        # A command killed with an answer unread resets the connection instead of closing it.
+        import io
+        import json
+        import socket
+        import threading
+        log = io.StringIO()
+        resource = Resource(log)
+        server, client = socket.socketpair()
+        serving = threading.Thread(target=resource.serve, args=(server, 1))
+        serving.start()
+        client.sendall(b"BEGIN redlockrun a h 5 0\nREAD\n")
+        while log.getvalue().count("\n") < 2:  # both answered, neither read
+            threading.Event().wait(0.01)
+        client.close()
+        serving.join(5)
+        events = [json.loads(line) for line in log.getvalue().splitlines()]
+        self.assertEqual([e["ev"] for e in events], ["begin", "read", "end"])
+        self.assertTrue(events[-1]["abrupt"])
+
     def test_a_classic_section_is_never_refused(self):
         self.assertTrue(self.admits("a", 9))
         self.assertTrue(self.admits("c", None, kind="classic"))

@@ -288,14 +288,14 @@ class Scenario:
         return argv
 
     def redlockrun(self, server=None, url=None, name="r", key=None, ttl="3s", options=(),
-                   prefix=(), host=None, steps=2, step_ms=20, until=None, expect=(0,),
+                   prefix=(), wrap=(), host=None, steps=2, step_ms=20, until=None, expect=(0,),
                    may_overlap=False):
-        """Starts `PREFIX redlockrun -u URL -k KEY -t TTL OPTIONS -- critical section`. The section
-        does STEPS increments of STEP_MS, or goes on until the event UNTIL is fired."""
+        """Starts `PREFIX redlockrun -u URL -k KEY -t TTL OPTIONS -- WRAP critical section`. The
+        section does STEPS increments of STEP_MS, or goes on until the event UNTIL is fired."""
         ident = self.next_id(name)
         url = url or server.url
         argv = list(prefix) + [self.redlockrun_binary, "-u", url, "-k", key or self.key,
-                               "-t", ttl, *options, "--",
+                               "-t", ttl, *options, "--", *wrap,
                                *self.critical("redlockrun", ident, host, steps, step_ms, until)]
         return self.add(Contender(self, "redlockrun", ident, argv, expect, may_overlap))
 
@@ -381,6 +381,11 @@ class Scenario:
         self.wait_for(f"{contender.id} to exit", contender.finished, timeout)
         return contender.wait()
 
+    def expect_free(self, server, key=None):
+        """Fails the run if KEY is locked in SERVER (for what must leave nothing behind)."""
+        if server.call("EXISTS", key or self.key):
+            raise ScenarioFailed(f"{key or self.key} is still locked")
+
     def sleep(self, seconds):
         time.sleep(seconds)
 
@@ -399,8 +404,10 @@ class Scenario:
                 contender.status = None
 
     def teardown(self, keep=False):
-        self.stopping.set()
-        for process in reversed(self.processes):
+        with self.lock:  # no load thread adds a contender after this
+            self.stopping.set()
+            processes = list(self.processes)
+        for process in reversed(processes):
             process.kill()
         for thread in self.threads:
             thread.join(5)

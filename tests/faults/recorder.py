@@ -57,7 +57,7 @@ class Resource:
         section = None
         ended = False
         with conn, conn.makefile("rb") as lines:
-            for line in lines:
+            for line in self.lines_until_closed(lines):
                 words = line.decode(errors="replace").split()
                 if not words:
                     continue
@@ -77,6 +77,15 @@ class Resource:
             if section is not None and not ended:
                 self.record(ev="end", conn=number, abrupt=True)
             self.open.pop(number, None)
+
+    @staticmethod
+    def lines_until_closed(lines):
+        """The connection's lines until it closes. A command killed with an answer still unread
+        resets its connection rather than closing it: that too ends its section."""
+        try:
+            yield from lines
+        except OSError:
+            return
 
     def handle(self, number, words, section):
         verb = words[0]

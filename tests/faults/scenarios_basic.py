@@ -2,7 +2,7 @@
 from harness import scenario
 
 
-@scenario("contention", runs=(2, 10), promise="""
+@scenario("contention", runs=(2, 6), timeout=300, promise="""
     No fault: redlockrun runs with and without renewal and clients of the classic algorithm contend
     for one key, in milliseconds (even runs) or seconds (odd runs): every client of a key must use
     the same unit. Promise: no overlap at all, no lost increment, every run exits 0.""")

@@ -1,0 +1,196 @@
+"""Faults of the Redis server: crashes, stalls, pauses, flushed scripts and data, eviction."""
+import redis
+
+from harness import ScenarioFailed, scenario
+
+
+def holder_and_waiters(s, r, waiters=3, holder_expect=(0,), may_overlap=False, ttl="2s"):
+    """A holder whose section runs until the event "holder-may-end", and WAITERS blocked behind
+    it; returns (holder, waiters)."""
+    holder = s.redlockrun(r, name="holder", ttl=ttl, until="holder-may-end",
+                          expect=holder_expect, may_overlap=may_overlap)
+    s.wait_for("the holder's section", lambda: s.began(holder))
+    queued = [s.redlockrun(r, name="waiter", ttl=ttl) for _ in range(waiters)]
+    s.wait_for("the waiters to block", lambda: r.blocked_clients() == waiters)
+    return holder, queued
+
+
+def more_load(s, r, sections=25):
+    """Long mode: contention on the server the fault hit, to catch what it left behind."""
+    if s.long:
+        s.load(lambda: s.redlockrun(r, ttl="2s"), workers=3, sections=sections).join()
+
+
+@scenario("redis-restart", runs=(1, 15), promise="""
+    While a lock is held and three waiters wait, redis-server is killed with SIGKILL and restarted
+    without persistence: the lock is forgotten. Promise: the waiters go on waiting through the
+    outage (reconnecting) and then each runs, exit 0; the holder's next renewal finds the lock gone
+    and it stops its command and exits 76. A waiter may start before the holder notices: that
+    overlap is allowed, and the fence, re-seeded from the server's time in µs, orders it.""")
+def redis_restart(s):
+    r = s.redis()
+    holder, waiters = holder_and_waiters(s, r, holder_expect=(76,), may_overlap=True)
+    r.restart()
+    s.wait_exit(holder, timeout=20)
+    s.fire("holder-may-end")
+    for waiter in waiters:
+        s.wait_exit(waiter, timeout=30)
+    more_load(s, r)
+
+
+@scenario("redis-stopped", runs=(1, 10), promise="""
+    redis-server is stopped with SIGSTOP for longer than the TTL while a lock is held and waiters
+    wait, then continued. Promise: the holder's renewals go unanswered, so its local deadline,
+    which falls before the key's expiry on the server, passes: it stops its command and exits 76
+    before any waiter can start; no overlap at all. When the server continues, the key has
+    expired by its clock and the waiters run, exit 0.""")
+def redis_stopped(s):
+    r = s.redis()
+    holder, waiters = holder_and_waiters(s, r, holder_expect=(76,))
+    r.pause()
+    s.wait_exit(holder, timeout=20)
+    s.sleep(0.5)  # past the key's expiry on the server's clock
+    r.resume()
+    s.fire("holder-may-end")
+    for waiter in waiters:
+        s.wait_exit(waiter, timeout=40)
+    more_load(s, r)
+
+
+@scenario("redis-client-pause", runs=(1, 10), promise="""
+    CLIENT PAUSE WRITE, for longer than the TTL, while a lock is held and waiters wait: every
+    script call blocks (Redis also stops expiring keys meanwhile). Promise: as for a stopped
+    server, the holder's deadline passes, it stops its command and exits 76; no overlap; the
+    waiters run after the pause, exit 0.""")
+def redis_client_pause(s):
+    r = s.redis()
+    holder, waiters = holder_and_waiters(s, r, holder_expect=(76,))
+    r.call("CLIENT", "PAUSE", 3000, "WRITE")
+    s.wait_exit(holder, timeout=20)
+    s.fire("holder-may-end")
+    for waiter in waiters:
+        s.wait_exit(waiter, timeout=40)
+    more_load(s, r)
+
+
+@scenario("script-flush", runs=(1, 10), promise="""
+    SCRIPT FLUSH, again and again, while locks are taken, renewed, handed over and released under
+    contention. Promise: nothing changes: EVALSHA's NOSCRIPT is answered by EVAL; no overlap, no
+    lost lock, every run exits 0.""")
+def script_flush(s):
+    r = s.redis()
+    holder, waiters = holder_and_waiters(s, r)
+    r.call("SCRIPT", "FLUSH")
+    s.sleep(1)  # a renewal or two, and the waiters' next attempts, meet an empty script cache
+    r.call("SCRIPT", "FLUSH")
+    s.fire("holder-may-end")
+    load = s.load(lambda: s.redlockrun(r, ttl="2s"), workers=3, sections=40 if s.long else 6)
+    while any(thread.is_alive() for thread in load.threads):
+        r.call("SCRIPT", "FLUSH")
+        s.sleep(0.05)
+    load.join()
+
+
+@scenario("flushall", runs=(1, 15), promise="""
+    FLUSHALL while a lock is held and waiters wait: the lock, its owner record and the fence
+    counter are gone. Promise: a waiter takes the lock at once and may overlap the holder until
+    the holder's next renewal finds the lock gone and stops its command (exit 76): that overlap is
+    allowed, and the fence, re-seeded from the server's time in µs, still grows, so it orders the
+    two. Waiters exit 0.""")
+def flushall(s):
+    r = s.redis()
+    holder, waiters = holder_and_waiters(s, r, holder_expect=(76,), may_overlap=True)
+    r.call("FLUSHALL")
+    # FLUSHALL wakes nobody: a waiter finds the lock free when its BLPOP times out.
+    s.wait_exit(holder, timeout=20)
+    s.fire("holder-may-end")
+    for waiter in waiters:
+        s.wait_exit(waiter, timeout=30)
+    more_load(s, r)
+
+
+def application(r):
+    """An application sharing the server, in database 1 (maxmemory counts the whole server)."""
+    return redis.Redis(unix_socket_path=r.sock, db=1, socket_timeout=10)
+
+
+def fill_memory(r, megabytes):
+    """Writes MEGABYTES of filler keys without expiry, as an application sharing the server would;
+    returns how many writes the server refused (out of memory)."""
+    refused = 0
+    pipe = application(r).pipeline(transaction=False)
+    for i in range(megabytes * 1024):
+        pipe.set(f"filler:{i}", "x" * 1000)
+        if i % 256 == 255:
+            refused += sum(isinstance(a, Exception) for a in pipe.execute(raise_on_error=False))
+    return refused
+
+
+def evicting_policy(s, policy):
+    """A server with 3 MB for data and POLICY; the memory fills up while a lock is held and
+    waiters wait. Returns the holder and waiters."""
+    r = s.redis(options=["--maxmemory", "3mb", "--maxmemory-policy", policy])
+    return r, holder_and_waiters(s, r, holder_expect=(0, 76), may_overlap=True, ttl="3s")
+
+
+@scenario("evicted-allkeys-lru", runs=(1, 10), promise="""
+    maxmemory with allkeys-lru, and an application fills the memory while a lock is held and
+    waiters wait: Redis evicts the lock key (and may evict the fence counter). This is what goes
+    wrong with an allkeys-* policy: the lock is forgotten, as after a restart. Promise: the holder
+    finds the lock gone at its next renewal and stops its command (76); the overlap with a waiter
+    that took the evicted lock meanwhile is allowed, and the fence orders it. Users must run the
+    lock's Redis with noeviction.""")
+def evicted_allkeys_lru(s):
+    r, (holder, waiters) = evicting_policy(s, "allkeys-lru")
+    fill_memory(r, 8)
+    if r.call("EXISTS", s.key) == 1:
+        raise ScenarioFailed("the lock key was not evicted: the scenario tests nothing")
+    s.wait_exit(holder, timeout=20)
+    s.fire("holder-may-end")
+    if holder.status != 76:
+        raise ScenarioFailed(f"the holder of an evicted lock exited {holder.status}, not 76")
+    for waiter in waiters:
+        s.wait_exit(waiter, timeout=30)
+
+
+@scenario("evicted-volatile-lru", runs=(1, 10), promise="""
+    maxmemory with volatile-lru, and an application fills the memory with keys that have no expiry
+    while a lock is held: the lock key and its owner record, which have an expiry, are the only
+    keys volatile-* may evict, so they go first. Promise, as for allkeys-lru: the holder stops its
+    command (76) at its next renewal; the overlap is allowed and the fence (which has no expiry
+    and survives) orders it. With nothing left to evict, the waiters' acquires are refused for
+    memory: each ends with 69, saying so, or runs (0) if it tried again after the application
+    freed its keys. Users must run the lock's Redis with noeviction.""")
+def evicted_volatile_lru(s):
+    r, (holder, waiters) = evicting_policy(s, "volatile-lru")
+    for waiter in waiters:
+        waiter.expect = {0, 69}
+    fill_memory(r, 8)
+    if r.call("EXISTS", s.key) == 1:
+        raise ScenarioFailed("the lock key was not evicted: the scenario tests nothing")
+    s.wait_exit(holder, timeout=20)
+    s.fire("holder-may-end")
+    if holder.status != 76:
+        raise ScenarioFailed(f"the holder of an evicted lock exited {holder.status}, not 76")
+    application(r).flushdb()
+
+
+@scenario("memory-full-noeviction", runs=(1, 10), promise="""
+    maxmemory with noeviction, and an application fills the memory while a lock is held and
+    waiters wait, then frees it: Redis refuses writes that need memory but never drops the lock.
+    Promise: no overlap at all. The holder's renewals keep the lock while it can (exit 0) or fail
+    until its deadline, when it stops its command (76) before the key expires; a waiter whose
+    acquire is refused for memory ends with 69, saying so, or runs once the memory is freed
+    (0).""")
+def memory_full_noeviction(s):
+    r = s.redis(options=["--maxmemory", "3mb", "--maxmemory-policy", "noeviction"])
+    holder, waiters = holder_and_waiters(s, r, holder_expect=(0, 76), ttl="3s")
+    for waiter in waiters:
+        waiter.expect = {0, 69}
+    if fill_memory(r, 8) == 0:
+        raise ScenarioFailed("the memory never filled up: the scenario tests nothing")
+    if r.call("EXISTS", s.key) != 1:
+        raise ScenarioFailed("noeviction dropped the lock key")
+    s.sleep(2)  # renewals and acquires meet a full memory
+    application(r).flushdb()
+    s.fire("holder-may-end")
