@@ -23,7 +23,21 @@ bool unreachable(const CallFailure& failure) {
            failure.kind == CallFailure::Kind::loading; // a restarted server reading its data back
 }
 
-[[noreturn]] void unavailable(const CallFailure& failure) {
+// Failures after which the acquire may have run on the server, granting the lock, with only its
+// reply lost: the request went out on a connection that then broke or spoke garbage. A new
+// connection is then worth one try. Not after a timeout: a server that does not answer would be
+// given --connect-timeout a second time, and that timeout bounds the whole run.
+bool may_have_run(const CallFailure& failure) {
+    return failure.kind == CallFailure::Kind::closed || failure.kind == CallFailure::Kind::io ||
+           failure.kind == CallFailure::Kind::protocol;
+}
+
+// Ends the run with Redis unavailable. A grant whose reply was lost must not outlive the run: a
+// release on a new connection removes it, and deletes nothing that is not ours.
+[[noreturn]] void unavailable(LockClient& lock, const CallFailure& failure) {
+    if (may_have_run(failure)) {
+        lock.release();
+    }
     throw Fatal(redis::exit_status_of(failure), failure.message);
 }
 
@@ -85,7 +99,7 @@ WaitOutcome Waiter::run() {
                 return Stopped{interruptions_.stop()};
             }
             if (!answered_ || !may_wait_ || !unreachable(failure)) {
-                unavailable(failure);
+                unavailable(lock_, failure);
             }
             if (auto stopped = ride_out(failure)) {
                 return *stopped;
@@ -195,6 +209,9 @@ std::optional<Stopped> Waiter::ride_out(const CallFailure& failure) {
                     format_duration(now - *unreachable_since_), key(), failure.message);
     }
     if (now >= deadline_) {
+        if (may_have_run(failure)) {
+            lock_.release(); // as in unavailable(): a lost grant must not outlive the run
+        }
         throw Fatal(ExitStatus::unavailable,
                     fmt::format("gave up waiting for {} after {}: Redis was unreachable for the "
                                 "last {} ({})",

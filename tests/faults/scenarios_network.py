@@ -1,0 +1,211 @@
+"""Faults of the network between redlockrun and Redis: partitions, one-way partitions and packet
+loss made with nftables between two network namespaces (netlab.py), latency, resets at a chosen
+lock call and a server that never answers made by a proxy on loopback (netproxy.py). The scenarios
+that use namespaces need root: without it they fail, saying so."""
+import os
+import time
+
+import netlab
+from harness import PYTHON, HERE, Process, ScenarioFailed, scenario
+
+NETPROXY = os.path.join(HERE, "netproxy.py")
+
+
+def make_lab(s):
+    """Two namespaces for this run, removed at its teardown (after every process in them)."""
+    problem = netlab.missing()
+    if problem:
+        raise ScenarioFailed(problem)
+    lab = netlab.Lab()
+    s.processes.insert(0, lab)  # teardown goes through processes in reverse: the lab goes last
+    return lab
+
+
+def redis_in(s, lab):
+    """A Redis in the server's namespace, on its veth address: not loopback, hence protected
+    mode off (the namespace has no other network)."""
+    return s.redis(bind=netlab.SERVER_ADDRESS, prefix=lab.prefix_server,
+                   options=["--protected-mode", "no"])
+
+
+def start_proxy(s, r, mode, *args):
+    """A netproxy.py in front of R (none for "silent"); returns its URL and the file that lists
+    the resets it made."""
+    ready = os.path.join(s.dir, f"proxy-{len(s.processes)}")
+    upstream = str(r.port) if r is not None else "0"
+    s.processes.append(Process([PYTHON, NETPROXY, ready, upstream, mode, *args], ready + ".log"))
+    s.wait_for("the proxy", lambda: os.path.exists(ready), timeout=10)
+    with open(ready, encoding="utf-8") as f:
+        port = f.read().strip()
+    return f"redis://127.0.0.1:{port}", ready + ".resets"
+
+
+def no_lock_left(s, r, prefix=()):
+    """The lock key and its owner record are gone, and a run with -n takes the lock at once."""
+    left = [k for k in (s.key, f"{{{s.key}}}:redlockrun:owner") if r.call("EXISTS", k)]
+    if left:
+        raise ScenarioFailed(f"a lock was left behind: {', '.join(left)} still exist")
+    s.wait_exit(s.redlockrun(r, name="after", options=["-n"], prefix=prefix), timeout=20)
+
+
+@scenario("net-holder-partitioned", runs=(1, 20), timeout=90, promise="""
+    A holder in one network namespace is cut off from Redis in another (nftables drops every
+    packet both ways) while its command runs; a waiter beside Redis blocks. Promise: the holder
+    stops its command before the server lets the lock expire and exits 76 (its section ends, on
+    the recorder's clock, before the waiter's begins: no overlap is allowed); the waiter then
+    takes the lock and exits 0. Needs root.""")
+def holder_partitioned(s):
+    lab = make_lab(s)
+    r = redis_in(s, lab)
+    holder = s.redlockrun(r, name="holder", ttl="3s", prefix=lab.prefix_client, until="end",
+                          expect=(76,))
+    s.wait_for("the holder's section", lambda: s.began(holder))
+    waiter = s.redlockrun(r, name="waiter", ttl="3s", prefix=lab.prefix_server)
+    s.wait_for("the waiter to block", lambda: r.blocked_clients() == 1)
+    lab.partition()
+    s.wait_exit(holder, timeout=30)
+    s.wait_for("the waiter's section", lambda: s.began(waiter), timeout=30)
+    lab.heal()
+    s.fire("end")
+
+
+@scenario("net-one-way-partition", runs=(2, 20), timeout=90, promise="""
+    As net-holder-partitioned, but only one way: Redis's replies are dropped (even runs: the
+    holder's renewals still reach Redis and extend the lock, unacknowledged) or the holder's
+    requests are (odd runs). Promise: the holder stops its command on its own deadline and exits
+    76; no overlap with the waiter, who takes the lock once it expired on the server and exits 0.
+    Needs root.""")
+def one_way_partition(s):
+    lab = make_lab(s)
+    r = redis_in(s, lab)
+    holder = s.redlockrun(r, name="holder", ttl="3s", prefix=lab.prefix_client, until="end",
+                          expect=(76,))
+    s.wait_for("the holder's section", lambda: s.began(holder))
+    waiter = s.redlockrun(r, name="waiter", ttl="3s", prefix=lab.prefix_server)
+    s.wait_for("the waiter to block", lambda: r.blocked_clients() == 1)
+    lab.partition(direction="replies" if s.run_index % 2 == 0 else "requests")
+    s.wait_exit(holder, timeout=30)
+    s.wait_for("the waiter's section", lambda: s.began(waiter), timeout=30)
+    lab.heal()
+    s.fire("end")
+
+
+@scenario("net-waiter-partitioned", runs=(2, 10), timeout=90, promise="""
+    A waiter in one namespace blocks on a lock held beside Redis; the waiter is cut off (both
+    ways) and the holder releases. Even runs: the partition heals within the waiter's -w 30s:
+    the waiter reconnects, takes the lock and exits 0. Odd runs: it never heals within -w 4s: the
+    waiter gives up with 69 (Redis unreachable when its wait ran out), never 0, within -w plus
+    two --connect-timeout (1s). No overlap, no lock left behind. Needs root.""")
+def waiter_partitioned(s):
+    lab = make_lab(s)
+    r = redis_in(s, lab)
+    holder = s.redlockrun(r, name="holder", ttl="3s", prefix=lab.prefix_server, until="release")
+    s.wait_for("the holder's section", lambda: s.began(holder))
+    heals = s.run_index % 2 == 0
+    waiter = s.redlockrun(r, name="waiter", ttl="3s", prefix=lab.prefix_client,
+                          options=["-w", "30s" if heals else "4s", "--connect-timeout", "1s"],
+                          expect=(0,) if heals else (69,))
+    s.wait_for("the waiter to block", lambda: r.blocked_clients() == 1)
+    lab.partition()
+    started = time.monotonic()
+    s.fire("release")
+    s.wait_exit(holder, timeout=20)
+    if heals:
+        s.sleep(3)
+        if waiter.finished():
+            raise ScenarioFailed(f"the waiter gave up during the partition: {waiter.log()}")
+        lab.heal()
+        s.wait_for("the waiter's section", lambda: s.began(waiter), timeout=20)
+        s.wait_exit(waiter, timeout=20)
+    else:
+        s.wait_exit(waiter, timeout=20)
+        took = time.monotonic() - started
+        if took > 4 + 2 * 1 + 3:
+            raise ScenarioFailed(f"the waiter took {took:.1f}s to give up (-w 4s)")
+        lab.heal()
+    no_lock_left(s, r, prefix=lab.prefix_server)
+
+
+@scenario("net-latency", runs=(1, 10), timeout=120, promise="""
+    Every chunk between redlockrun and Redis, each way, is delayed 200 ms ± 100 ms (order kept),
+    by a proxy: contenders with a TTL of 2 s, renewed every 0.67 s, run sections of about 1 s.
+    Promise: no overlap, no lost increment; a holder could lose its lock only if a renewal's round
+    trip exceeded its validity, which 600 ms at most does not: every run exits 0.""")
+def latency(s):
+    r = s.redis()
+    url, _ = start_proxy(s, r, "delay", "200", "100")
+    sections = 20 if s.long else 2
+    s.load(lambda: s.redlockrun(url=url, ttl="2s", steps=4, step_ms=250), workers=3,
+           sections=sections).join(timeout=110)
+
+
+@scenario("net-packet-loss", runs=(1, 10), timeout=120, promise="""
+    5 % of the packets each way between contenders in one namespace and Redis in another are
+    dropped at random (nftables numgen); TCP retransmits. Promise: no overlap, no lost increment;
+    runs exit 0, or 76 if retransmissions stalled renewals past the lock's validity (TTL 3 s):
+    a lost lock is reported, never overlapped. Needs root.""")
+def packet_loss(s):
+    lab = make_lab(s)
+    r = redis_in(s, lab)
+    lab.loss(5)
+    sections = 40 if s.long else 6
+    s.load(lambda: s.redlockrun(r, ttl="3s", prefix=lab.prefix_client, steps=3, step_ms=100,
+                                expect=(0, 76)), workers=3, sections=sections).join(timeout=110)
+
+
+RESETS = [
+    # (the call, when, which call of it, what the run must exit with)
+    ("acquire", "after", 1, 69),  # a run's first call: no retry, and the grant is released
+    ("acquire", "before", 1, 69),
+    ("acquire", "after", 2, 0),  # a waiter's acquire: retried on a new connection
+    ("renew", "after", 1, 0),
+    ("renew", "before", 1, 0),
+    ("release", "after", 1, 0),  # the resent release finds the lock gone: released
+    ("release", "before", 1, 0),
+]
+
+
+@scenario("net-reset", runs=(len(RESETS), 4 * len(RESETS)), timeout=90, promise="""
+    A proxy resets a contender's connection (RST) at one lock call — acquire, renewal or release —
+    either before the call reaches Redis or after Redis ran it and before its reply is back; each
+    run takes the next case in turn, while another contender competes for the lock directly.
+    Promise: no overlap; no lock left behind (the key and owner record are gone, and a run with -n
+    then takes the lock at once); a renewal or release is sent again on a new connection (a resent
+    release that finds the lock gone counts as released): exit 0; a waiter's acquire is retried:
+    exit 0; a run's very first acquire is not retried: exit 69, its grant if any released.""")
+def reset(s):
+    call, when, nth, status = RESETS[s.run_index % len(RESETS)]
+    r = s.redis()
+    url, resets = start_proxy(s, r, "reset", call, when, str(nth))
+    if nth > 1:  # the proxied run must wait first: someone else holds the lock
+        first = s.redlockrun(r, name="direct", ttl="3s", until="direct-may-end")
+        s.wait_for("the direct holder", lambda: s.began(first))
+        proxied = s.redlockrun(url=url, name="proxied", ttl="3s", steps=3, step_ms=500,
+                               expect=(status,))
+        s.wait_for("the proxied run to block", lambda: r.blocked_clients() == 1)
+        s.fire("direct-may-end")
+    else:
+        proxied = s.redlockrun(url=url, name="proxied", ttl="3s", steps=3, step_ms=500,
+                               expect=(status,))
+        first = s.redlockrun(r, name="direct", ttl="3s")
+    s.wait_exit(proxied, timeout=30)
+    s.wait_exit(first, timeout=30)
+    if not os.path.exists(resets):
+        raise ScenarioFailed(f"the proxy never saw the {call} it was to reset")
+    no_lock_left(s, r)
+
+
+@scenario("net-silent-server", runs=(1, 10), timeout=60, promise="""
+    Redis's address accepts connections and never answers (a proxy that reads nothing). Promise:
+    nothing hangs: a run with --connect-timeout 1s and -w 3s exits 69 (Redis unavailable) within
+    the connect timeout plus a margin (the first call is not retried, and -w does not extend it);
+    it never runs its command.""")
+def silent_server(s):
+    url, _ = start_proxy(s, None, "silent")
+    started = time.monotonic()
+    run = s.redlockrun(url=url, name="silent", options=["--connect-timeout", "1s", "-w", "3s"],
+                       expect=(69,))
+    s.wait_exit(run, timeout=30)
+    took = time.monotonic() - started
+    if took > 1 + 4:
+        raise ScenarioFailed(f"it took {took:.1f}s to give up on a silent server")
