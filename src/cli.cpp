@@ -41,9 +41,10 @@ class HelpLayout : public CLI::FormatterBase {
 public:
     std::string make_help(const CLI::App* app, std::string, CLI::AppFormatMode) const override {
         std::string help = app->get_description() + "\n\n";
-        for (const CLI::App* group : app->get_subcommands({})) {
-            help += group->get_group() + ":\n";
-            for (const CLI::Option* option : group->get_options()) {
+        for (const std::string& group : app->get_groups()) {
+            help += group + ":\n";
+            for (const CLI::Option* option : app->get_options(
+                     [&group](const CLI::Option* o) { return o->get_group() == group; })) {
                 help += entry(*option);
             }
             help += "\n";
@@ -149,12 +150,7 @@ private:
     // stand, as getopt_long's caller would: by throwing CLI11's own exception for each.
     void stop(const char* names, const char* description, std::function<void()> stop_parsing);
 
-    // Each group of options is a CLI11 option group: CLI11 checks a new option's names against
-    // those of every option before it in its group, so groups keep that check, run at every start,
-    // small (ARCHITECTURE.md, "How it is built, and what a run loads").
-    void begin_group(const char* name);
-
-    CLI::App* group_ = nullptr;
+    const char* group_ = "";
 };
 
 Declarations::Declarations() {
@@ -166,7 +162,7 @@ Declarations::Declarations() {
     // are not known stay in what is left over, in front of it.
     app.prefix_command();
 
-    begin_group("Lock");
+    group_ = "Lock";
     value("-k,--key", "<key>", InConfigFile::no, "name of the lock (a Redis key)",
           &OptionText::key);
     flag("-n,--no-wait,--nb", "fail at once if the lock is held", &OptionText::no_wait);
@@ -186,7 +182,7 @@ Declarations::Declarations() {
           "exit status when the lock is not acquired\n(default 75)",
           &OptionText::conflict_exit_code);
 
-    begin_group("Command");
+    group_ = "Command";
     value("-c,--command", "<string>", InConfigFile::no, "run <string> with /bin/sh -c",
           &OptionText::shell_command);
     value("--on-lost", "<action>", InConfigFile::yes,
@@ -198,7 +194,7 @@ Declarations::Declarations() {
     value("--lost-exit-code", "<n>", InConfigFile::yes,
           "exit status when the lock was lost (default 76)", &OptionText::lost_exit_code);
 
-    begin_group("Redis");
+    group_ = "Redis";
     url = value("-u,--url", "<url>", InConfigFile::yes,
                 "redis://[[user:]password@]host[:port][/db],\nrediss://... (TLS) or "
                 "unix:///path[?db=N];\ndefault: $REDLOCKRUN_URL, then $REDIS_URL,\nthen the "
@@ -222,7 +218,7 @@ Declarations::Declarations() {
           "give up connecting, or waiting for a reply,\nafter this long (default 5s)",
           &OptionText::connect_timeout);
 
-    begin_group("Other");
+    group_ = "Other";
     value("--config", "<file>", InConfigFile::no,
           fmt::format("read settings from <file> instead of\n{} and\n~/.config/redlockrun/config",
                       system_config_file),
@@ -237,16 +233,13 @@ Declarations::Declarations() {
     stop("-V,--version", "display version", [] { throw CLI::CallForVersion(); });
 }
 
-void Declarations::begin_group(const char* name) {
-    group_ = app.add_option_group(name);
-}
-
 CLI::Option* Declarations::value(const char* names, const char* type, InConfigFile in_config_file,
                                  const std::string& description,
                                  std::optional<Setting> OptionText::*field) {
-    CLI::Option* option = group_->add_option(names)
+    CLI::Option* option = app.add_option(names)
                               ->description(description)
                               ->type_name(type)
+                              ->group(group_)
                               ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
                               ->configurable(in_config_file == InConfigFile::yes);
     bindings.push_back({option, field, nullptr});
@@ -255,8 +248,9 @@ CLI::Option* Declarations::value(const char* names, const char* type, InConfigFi
 
 void Declarations::flag(const char* names, const char* description, bool OptionText::*field) {
     // No "--flag=value": CLI11 would take any value, and "--no-renew=no" would renew nothing.
-    CLI::Option* option = group_->add_flag(names)
+    CLI::Option* option = app.add_flag(names)
                               ->description(description)
+                              ->group(group_)
                               ->disable_flag_override()
                               ->configurable(false);
     bindings.push_back({option, nullptr, field});
@@ -264,7 +258,8 @@ void Declarations::flag(const char* names, const char* description, bool OptionT
 
 void Declarations::stop(const char* names, const char* description,
                         std::function<void()> stop_parsing) {
-    CLI::Option* option = group_->add_flag_callback(names, std::move(stop_parsing), description)
+    CLI::Option* option = app.add_flag_callback(names, std::move(stop_parsing), description)
+                              ->group(group_)
                               ->disable_flag_override()
                               ->configurable(false)
                               ->trigger_on_parse();

@@ -163,14 +163,6 @@ TEST_CASE("cli: usage errors say what is wrong") {
     CHECK(usage_error({"-k", "", "true"}) == "a lock key is required: -k KEY");
 }
 
-TEST_CASE("cli: no two options share a name") {
-    // CLI11 checks names within an option group only; the groups are checked here.
-    auto names = accepted_option_names();
-    REQUIRE(names.size() > 20);
-    std::sort(names.begin(), names.end());
-    CHECK(std::adjacent_find(names.begin(), names.end()) == names.end());
-}
-
 TEST_CASE("cli: --help lists every option the parser accepts, and no other") {
     const std::string help = help_text();
     for (const auto& name : accepted_option_names()) {
