@@ -65,6 +65,12 @@ TEST_CASE("cli: the command starts at the first word that is not an option") {
     CHECK(bundled.options.key == "job");
 }
 
+TEST_CASE("cli: an empty word is the command, whatever follows it") {
+    // Found by fuzzing: CLI11 option groups looped for ever on an empty word before an option.
+    auto line = parse_line({"-k", "job", "", "-p"});
+    CHECK(line.options.command == std::vector<std::string>{"", "-p"});
+}
+
 TEST_CASE("cli: values attached or in the next word, as getopt_long(3) takes them") {
     CHECK(parse({"-kjob", "true"}).options.key == "job");
     CHECK(parse({"--key", "job", "true"}).options.key == "job");
