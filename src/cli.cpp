@@ -1,6 +1,7 @@
 #include "cli.hpp"
 
 #include "fatal.hpp"
+#include "options.hpp"
 #include "version.hpp"
 
 #include <CLI/CLI.hpp>
@@ -178,6 +179,15 @@ Declarations::Declarations() {
          &OptionText::no_renew);
     value("--timestamp-unit", "<unit>", InConfigFile::yes,
           "write the key's timestamp in ms (default) or s", &OptionText::timestamp_unit);
+    value("--min-hold", "<duration>", InConfigFile::no,
+          "keep the lock at least this long after it\nwas granted, even if the command ends\n"
+          "sooner (once per cron tick across hosts)",
+          &OptionText::min_hold);
+    value("--limit", "<n>", InConfigFile::no,
+          fmt::format("let up to <n> runs hold the lock at once\n(a counting semaphore; 1 to {}, "
+                      "default 1)",
+                      max_limit),
+          &OptionText::limit);
     value("-E,--conflict-exit-code", "<n>", InConfigFile::yes,
           "exit status when the lock is not acquired\n(default 75)",
           &OptionText::conflict_exit_code);

@@ -32,6 +32,18 @@ int exit_code_option(const Setting& setting) {
     return code;
 }
 
+int limit_option(const Setting& setting) {
+    const std::string& text = setting.value;
+    int limit = 0;
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), limit);
+    if (text.empty() || error != std::errc{} || end != text.data() + text.size() || limit < 1 ||
+        limit > max_limit) {
+        throw UsageError(fmt::format("{}: '{}' is not a number of holders from 1 to {}",
+                                     setting.origin, text, max_limit));
+    }
+    return limit;
+}
+
 std::optional<std::string> value_of(const std::optional<Setting>& setting) {
     return setting ? std::optional(setting->value) : std::nullopt;
 }
@@ -80,6 +92,12 @@ Options to_options(const OptionText& text) {
     if (text.conflict_exit_code) {
         options.conflict_exit_code = exit_code_option(*text.conflict_exit_code);
     }
+    if (text.min_hold) {
+        options.min_hold = duration_option(*text.min_hold);
+    }
+    if (text.limit) {
+        options.limit = limit_option(*text.limit);
+    }
     options.shell_command = value_of(text.shell_command);
     options.command = text.command;
     options.url = value_of(text.url);
@@ -108,6 +126,10 @@ void validate(const Options& options) {
     if (options.status) {
         if (!options.command.empty() || options.shell_command) {
             throw UsageError("--status takes no command");
+        }
+        if (options.limit != 1 || options.min_hold.count() > 0) {
+            throw UsageError(fmt::format("--status takes no {}: it only reads the lock",
+                                         options.limit != 1 ? "--limit" : "--min-hold"));
         }
     } else if (options.command.empty() && !options.shell_command) {
         throw UsageError("no command to run: give one after the options, or -c STRING");

@@ -30,6 +30,8 @@ struct Options {
     Millis kill_after{10000};                           // --kill-after
     int lost_exit_code = to_int(ExitStatus::lock_lost); // --lost-exit-code
     lock::TimestampUnit timestamp_unit = lock::TimestampUnit::milliseconds;
+    Millis min_hold{0}; // --min-hold; 0: released at once when the command ends
+    int limit = 1;      // --limit; 1: an exclusive lock
     int conflict_exit_code = to_int(ExitStatus::not_acquired); // -E
     std::optional<std::string> shell_command;                  // -c
     std::vector<std::string> command;                          // after the options
@@ -45,6 +47,8 @@ struct Options {
 };
 
 inline constexpr Millis min_ttl{100};
+// Every script call of a semaphore reads all its holders' records, so N stays small.
+inline constexpr int max_limit = 100;
 
 // Converts every value, or throws UsageError naming where the bad one was written (a TTL below
 // min_ttl is one). The connection settings of config files are not in `text`: configuration.cpp
@@ -52,7 +56,7 @@ inline constexpr Millis min_ttl{100};
 Options to_options(const OptionText& text);
 
 // Throws UsageError for combinations that make no sense: no key, no command, both a command and
-// -c, a command with --status, -n with -w.
+// -c, a command with --status, -n with -w, --limit or --min-hold with --status.
 void validate(const Options& options);
 
 } // namespace redlockrun

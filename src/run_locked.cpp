@@ -60,12 +60,13 @@ private:
     int stop_signal_ = 0;
 };
 
-lock::Identity make_identity() {
+lock::Identity make_identity(int limit) {
     char host[HOST_NAME_MAX + 1] = {};
     if (::gethostname(host, sizeof host - 1) != 0) {
         host[0] = '\0';
     }
-    return lock::Identity{lock::make_token(), host, std::to_string(::getpid())};
+    return lock::Identity{lock::make_token(), host, std::to_string(::getpid()),
+                          limit > 1 ? lock::make_token() : std::string()};
 }
 
 // The command to run, found before the lock is taken: a mistyped name must not cost a wait. Its
@@ -87,11 +88,12 @@ run::ChildSpec find_child(const Options& options) {
 }
 
 // Releases the lock if it is still ours; returns true if it found that the lock had been lost. A
-// loss the keeper has reported already is not reported again.
+// loss the keeper has reported already is not reported again. Only after the command ran does
+// --min-hold keep the lock.
 bool release(lock::LockClient& lock, const Logger& log, const SteadyTime& acquired_at,
-             bool known_lost = false) {
+             lock::CommandRan command_ran = lock::CommandRan::no, bool known_lost = false) {
     const auto& key = lock.keys().lock;
-    auto answer = lock.release();
+    auto answer = lock.release(command_ran);
     if (!answer) {
         if (known_lost) {
             log.info("could not release {}: {}", key, answer.error().message);
@@ -110,7 +112,13 @@ bool release(lock::LockClient& lock, const Logger& log, const SteadyTime& acquir
         }
         return true;
     }
-    log.info("released {} after {}", key, format_duration(steady_now() - acquired_at));
+    const auto& released = std::get<lock::Released>(*answer);
+    if (released.kept_for) {
+        log.info("released {} after {}; --min-hold keeps it held for another {}", key,
+                 format_duration(steady_now() - acquired_at), format_duration(*released.kept_for));
+    } else {
+        log.info("released {} after {}", key, format_duration(steady_now() - acquired_at));
+    }
     return false;
 }
 
@@ -148,12 +156,13 @@ int run_locked(const Options& options, const redis::ConnectionSettings& settings
     SignalRouter router(signals);
     const redis::Wakeup wakeup{signals.fd(), [&router] { return router.handle(); }};
     redis::Connection connection(settings, &wakeup);
-    lock::LockClient lock(connection, std::move(*keys), make_identity(),
-                          lock::LockParams{options.ttl, options.timestamp_unit});
-
     lock::WaitPolicy policy;
     policy.wait = !options.no_wait;
     policy.limit = options.wait;
+    const bool waits = policy.wait && (!options.wait || options.wait->count() > 0);
+    lock::LockClient lock(connection, std::move(*keys), make_identity(options.limit),
+                          lock::LockParams{options.ttl, options.timestamp_unit, options.min_hold,
+                                           options.limit, waits ? policy.queue_place : Millis{0}});
     const lock::Interruptions interruptions{[&router] { return router.stop_signal(); },
                                             [&router](Millis d) { router.pause(d); }};
     auto outcome = lock::acquire_lock(lock, policy, interruptions, log);
@@ -205,7 +214,7 @@ int run_locked(const Options& options, const redis::ConnectionSettings& settings
     log.info("the command {} after {}", run::describe_wait_status(wait_status),
              format_duration(steady_now() - acquired_at));
 
-    const bool found_lost = release(lock, log, acquired_at, keeper.lost());
+    const bool found_lost = release(lock, log, acquired_at, lock::CommandRan::yes, keeper.lost());
     if ((keeper.lost() || found_lost) && options.on_lost == OnLost::term) {
         return options.lost_exit_code;
     }

@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include <charconv>
+
 namespace redlockrun::lock {
 
 namespace {
@@ -38,6 +40,16 @@ public:
 private:
     const Reply& reply_;
 };
+
+// A whole decimal number, as the scripts write one.
+std::optional<long long> decimal(const std::string& text) {
+    long long value = 0;
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || error != std::errc{} || end != text.data() + text.size()) {
+        return std::nullopt;
+    }
+    return value;
+}
 
 std::string unexpected_reply(const char* script, const Reply& reply) {
     return fmt::format("unexpected answer from the {} script: {}", script, reply.describe());
@@ -81,9 +93,26 @@ Expected<AcquireAnswer, std::string> decode_acquire(const Reply& reply) {
         }
     } else if (verdict == "busy" && fields.has(5)) {
         if (auto remaining = fields.number(1)) {
-            return AcquireAnswer{Busy{Millis{*remaining}, holder_of(fields.text(2), fields.text(3)),
-                                      fields.text(4)}};
+            Busy busy{Millis{*remaining}, holder_of(fields.text(2), fields.text(3)),
+                      fields.text(4)};
+            busy.recheck = busy.remaining;
+            if (fields.has(8)) {
+                const std::string limit_text = fields.text(5);
+                auto limit = limit_text.empty() ? std::optional<long long>{0} : decimal(limit_text);
+                auto holders = fields.number(6);
+                auto recheck = fields.number(7);
+                if (!limit || !holders || !recheck || *limit == 1 || *limit < 0 ||
+                    *limit > 1000000 || *holders < 0 || *holders > *limit) {
+                    return unexpected(unexpected_reply("acquire", reply));
+                }
+                busy.limit = static_cast<int>(*limit);
+                busy.holders = static_cast<int>(*holders);
+                busy.recheck = Millis{*recheck};
+            }
+            return AcquireAnswer{busy};
         }
+    } else if (verdict == "mismatch" && fields.has(2)) {
+        return AcquireAnswer{LimitMismatch{fields.text(1)}};
     } else if (verdict == "foreign" && fields.has(2)) {
         return AcquireAnswer{Foreign{fields.text(1)}};
     } else if (verdict == "exhausted" && fields.has(2)) {
@@ -110,7 +139,11 @@ Expected<RenewAnswer, std::string> decode_renew(const Reply& reply) {
 Expected<ReleaseAnswer, std::string> decode_release(const Reply& reply) {
     Fields fields(reply);
     const std::string verdict = fields.text(0);
-    if (verdict == "released" && fields.has(1)) {
+    if (verdict == "released" && fields.has(3) && fields.text(1) == "kept") {
+        if (auto kept = fields.number(2)) {
+            return ReleaseAnswer{Released{Millis{*kept}}};
+        }
+    } else if (verdict == "released" && fields.has(1)) {
         return ReleaseAnswer{Released{}};
     }
     if (verdict == "lost" && fields.has(4)) {
@@ -143,6 +176,10 @@ std::string describe(const Holder& holder) {
 }
 
 std::string describe_holder(const Busy& busy) {
+    if (busy.limit > 1) {
+        return fmt::format("{} {} of a --limit {} semaphore", busy.holders,
+                           busy.holders == 1 ? "holder" : "holders", busy.limit);
+    }
     return busy.holder ? describe(*busy.holder) : "a client of the classic algorithm";
 }
 

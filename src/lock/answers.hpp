@@ -28,6 +28,13 @@ struct Busy {
     Millis remaining{0};
     std::optional<Holder> holder; // none: a client of the classic algorithm holds it
     std::string fence;            // empty for a classic holder
+    // A semaphore (--limit) holds it: its limit and how many hold it now; `holder` is then the one
+    // whose slot frees first. 0: an exclusive lock.
+    int limit = 0;
+    int holders = 0;
+    // When to ask again at the latest: before `remaining` is up when a --min-hold time may free
+    // the lock without waking anyone.
+    Millis recheck{0};
 };
 
 struct Foreign {
@@ -39,6 +46,11 @@ struct Foreign {
 // and nothing is written.
 struct FencesExhausted {
     std::string last_fence; // what the counter holds
+};
+
+// The semaphore's holders use another --limit: the request is refused, and nothing is written.
+struct LimitMismatch {
+    std::string held_limit;
 };
 
 enum class LossReason {
@@ -59,9 +71,12 @@ struct Renewed {
     Millis validity{0};
 };
 
-struct Released {};
+struct Released {
+    // --min-hold: the command ended early, so the lock stays held this much longer.
+    std::optional<Millis> kept_for;
+};
 
-using AcquireAnswer = std::variant<Granted, Busy, Foreign, FencesExhausted>;
+using AcquireAnswer = std::variant<Granted, Busy, Foreign, FencesExhausted, LimitMismatch>;
 using RenewAnswer = std::variant<Renewed, Lost>;
 using ReleaseAnswer = std::variant<Released, Lost>;
 
@@ -85,7 +100,8 @@ Expected<StatusSnapshot, std::string> decode_status(const redis::Reply& reply);
 
 // "web1 pid 4242"
 std::string describe(const Holder& holder);
-// Who holds a busy lock: "web1 pid 4242", or "a client of the classic algorithm".
+// Who holds a busy lock: "web1 pid 4242", "a client of the classic algorithm", or "3 holders of
+// a --limit 3 semaphore".
 std::string describe_holder(const Busy& busy);
 // "the lock key was deleted", "another redlockrun took it over (web1 pid 4242)"...
 std::string describe(const Lost& lost);

@@ -26,7 +26,7 @@ Expected<LockKeys, std::string> lock_keys(const std::string& key) {
     const std::string prefix =
         tag.empty() ? fmt::format("{{{}}}", key) : fmt::format("{{{}}}:{}", tag, key);
     return LockKeys{key, prefix + ":redlockrun:owner", prefix + ":redlockrun:fence",
-                    prefix + ":redlockrun:wake"};
+                    prefix + ":redlockrun:wake", prefix + ":redlockrun:queue"};
 }
 
 } // namespace redlockrun::lock

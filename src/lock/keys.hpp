@@ -2,8 +2,9 @@
 // from the whole of K, never from its hash tag alone, so that two locks that share a tag
 // (backup:{tenant1} and report:{tenant1}), or foo and {foo}, never share an owner record:
 //
-//     C:redlockrun:owner, C:redlockrun:fence, C:redlockrun:wake
+//     C:redlockrun:owner, C:redlockrun:fence, C:redlockrun:wake, C:redlockrun:queue
 //
+// (and a semaphore's waiters' own wake-up lists, C:redlockrun:wake:ID, which the scripts name)
 // where C is {K} for a key without a valid hash tag, and {T}:K for a key whose tag is T. Either way
 // C's own hash tag is K's slot, so the four keys live in one Redis Cluster slot.
 #pragma once
@@ -21,9 +22,10 @@ struct LockKeys {
     std::string owner;
     std::string fence;
     std::string wake;
+    std::string queue; // a semaphore's waiters, in arrival order
 
     // In the order the scripts take them as KEYS.
-    std::vector<std::string> all() const { return {lock, owner, fence, wake}; }
+    std::vector<std::string> all() const { return {lock, owner, fence, wake, queue}; }
 };
 
 // The part of the key Redis Cluster hashes: the text between the first '{' and the next '}', if

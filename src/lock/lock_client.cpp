@@ -42,7 +42,13 @@ std::vector<std::string> LockClient::with_db(const std::vector<std::string>& arg
 
 std::vector<std::string> LockClient::acquire_args() const {
     return with_db({identity_.token, std::to_string(params_.ttl.count()),
-                    std::string(unit_name(params_.unit)), identity_.host, identity_.pid});
+                    std::string(unit_name(params_.unit)), identity_.host, identity_.pid,
+                    std::to_string(params_.min_hold.count()), limit_arg(), identity_.waiter_id,
+                    std::to_string(params_.queue_place.count())});
+}
+
+std::string LockClient::wake_list() const {
+    return params_.limit > 1 ? keys_.wake + ":" + identity_.waiter_id : keys_.wake;
 }
 
 template <typename Answer>
@@ -97,7 +103,7 @@ Expected<Attempt, CallFailure> LockClient::wait_then_acquire(Millis timeout) {
     // unread for any time. Its validity counts from here, the one moment known to come before it.
     const SteadyTime sent = steady_now();
     auto replies =
-        connection_.call({{"BLPOP", keys_.wake, seconds},
+        connection_.call({{"BLPOP", wake_list(), seconds},
                           redis::evalsha_command(scripts::acquire, keys_.all(), acquire_args())},
                          options);
     if (!replies) {
@@ -119,7 +125,7 @@ Expected<Attempt, CallFailure> LockClient::wait_then_acquire(Millis timeout) {
     if (woken.is_error() && !granted) {
         return unexpected(
             CallFailure{CallFailure::Kind::error_reply,
-                        fmt::format("cannot wait on the wake-up list {}: {}", keys_.wake,
+                        fmt::format("cannot wait on the wake-up list {}: {}", wake_list(),
                                     redis::explain_error_reply(woken, endpoint())),
                         {}});
     }
@@ -135,13 +141,16 @@ void LockClient::give_up_waiting(const CallFailure& abandoned) {
         if (answer && std::holds_alternative<Granted>(*answer)) {
             release(); // which wakes the next waiter
         }
+        leave_queue();
         return;
     }
     // The abandoned connection is closed, but its acquire may have run before Redis saw that. A
     // release on a new connection is safe either way: it deletes nothing that is not ours.
     auto released = release();
     const bool was_ours = released && std::holds_alternative<Released>(*released);
-    if (took_token && !was_ours) {
+    if (params_.limit > 1) {
+        leave_queue();
+    } else if (took_token && !was_ours) {
         pass_on_wake();
     }
 }
@@ -151,13 +160,16 @@ Expected<RenewAnswer, CallFailure> LockClient::renew(const Deadline& not_after) 
     options.not_after = not_after;
     return run(scripts::renew,
                {identity_.token, std::to_string(params_.ttl.count()),
-                std::string(unit_name(params_.unit))},
+                std::string(unit_name(params_.unit)), limit_arg()},
                decode_renew, options);
 }
 
-Expected<ReleaseAnswer, CallFailure> LockClient::release() {
+Expected<ReleaseAnswer, CallFailure> LockClient::release(CommandRan command_ran) {
     const unsigned resends = connection_.resends();
-    auto answer = run(scripts::release, {identity_.token}, decode_release);
+    auto answer = run(scripts::release,
+                      {identity_.token, std::string(unit_name(params_.unit)), limit_arg(),
+                       command_ran == CommandRan::yes ? "1" : "0"},
+                      decode_release);
     if (answer && connection_.resends() != resends) {
         // Sent twice: the first may have run, deleting key and owner record together, and only
         // its answer been lost. "Gone" is then its work. The other way to "gone" is an expiry,
@@ -177,7 +189,14 @@ Expected<StatusSnapshot, CallFailure> LockClient::status() {
 }
 
 void LockClient::pass_on_wake() {
-    redis::run_script(connection_, scripts::wake, keys_.all(), {db_});
+    redis::run_script(connection_, scripts::wake, keys_.all(),
+                      with_db({identity_.waiter_id, limit_arg()}));
+}
+
+void LockClient::leave_queue() {
+    if (params_.limit > 1) {
+        pass_on_wake();
+    }
 }
 
 } // namespace redlockrun::lock

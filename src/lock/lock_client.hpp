@@ -18,11 +18,20 @@ struct Identity {
     std::string token;
     std::string host;
     std::string pid;
+    // A semaphore's waiter is queued, and woken, under this id: public, unlike the token.
+    std::string waiter_id;
 };
+
+enum class CommandRan { no, yes };
 
 struct LockParams {
     Millis ttl{30000};
     TimestampUnit unit = TimestampUnit::milliseconds;
+    Millis min_hold{0}; // --min-hold: the lock stays held at least this long after the grant
+    int limit = 1;      // --limit: 1 is an exclusive lock, N a semaphore of N holders
+    // How long a semaphore's waiter keeps its place in the queue after each busy answer without
+    // asking again; 0 for a run that does not wait (it is not queued).
+    Millis queue_place{0};
 };
 
 // An answer to an acquire, with the time its request was sent: no later than when the server ran
@@ -56,9 +65,14 @@ public:
     // Gives up at not_after: a renewal that answers after the lock's validity is worthless.
     Expected<RenewAnswer, redis::CallFailure> renew(const Deadline& not_after);
     // A release that the connection had to send twice (connection.hpp) and that finds the lock
-    // gone counts as released: the first one ran, and only its answer was lost.
-    Expected<ReleaseAnswer, redis::CallFailure> release();
+    // gone counts as released: the first one ran, and only its answer was lost. With --min-hold,
+    // the release after the command ran, if before that time, leaves the lock to expire then
+    // (Released::kept_for); a grant whose command never ran is always given back at once.
+    Expected<ReleaseAnswer, redis::CallFailure> release(CommandRan command_ran = CommandRan::no);
     Expected<StatusSnapshot, redis::CallFailure> status();
+    // A semaphore's waiter that gives up leaves the queue, and passes on a wake-up it may have
+    // been sent. Best effort: a place not given up lapses by itself.
+    void leave_queue();
 
     const LockKeys& keys() const { return keys_; }
     const LockParams& params() const { return params_; }
@@ -72,6 +86,9 @@ private:
         const redis::CallOptions& options = {});
     std::vector<std::string> with_db(const std::vector<std::string>& args) const;
     std::vector<std::string> acquire_args() const;
+    std::string limit_arg() const { return std::to_string(params_.limit); }
+    // The list this run blocks on: the lock's wake-up list, or a semaphore waiter's own.
+    std::string wake_list() const;
     // After a refused login, the acquire at this position of the replies may still have won.
     void undo_if_granted(const redis::CallFailure& failure, size_t acquire_index);
     void pass_on_wake();

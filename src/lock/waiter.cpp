@@ -43,7 +43,8 @@ bool may_have_run(const CallFailure& failure) {
 
 std::string holder_text(const Busy& busy) {
     const std::string holder = describe_holder(busy);
-    return busy.holder ? fmt::format("{} (fence {})", holder, busy.fence) : holder;
+    return busy.holder && busy.limit == 0 ? fmt::format("{} (fence {})", holder, busy.fence)
+                                          : holder;
 }
 
 // One run's wait for the lock.
@@ -138,6 +139,13 @@ WaitOutcome Waiter::run() {
         if (auto* foreign = std::get_if<Foreign>(&answer)) {
             return *foreign;
         }
+        if (auto* mismatch = std::get_if<LimitMismatch>(&answer)) {
+            throw Fatal(ExitStatus::usage,
+                        fmt::format("{} is held as a --limit {} semaphore; a run with --limit {} "
+                                    "cannot share it (every holder must use the same limit); "
+                                    "nothing was changed",
+                                    key(), mismatch->held_limit, lock_.params().limit));
+        }
         if (auto* exhausted = std::get_if<FencesExhausted>(&answer)) {
             throw Fatal(ExitStatus::unavailable,
                         describe_exhausted(key(), lock_.keys().fence, *exhausted));
@@ -151,8 +159,10 @@ WaitOutcome Waiter::run() {
                       format_duration(busy.remaining));
             announced_ = true;
         }
-        const Millis cap = busy.holder ? policy_.longest_block : policy_.classic_recheck;
-        Millis block = std::min(busy.remaining, cap) + Millis{jitter_ms(random_)};
+        // A redlockrun holder's release wakes a waiter; a classic client's plain DEL wakes no one.
+        const bool wakes = busy.holder || busy.limit > 1;
+        const Millis cap = wakes ? policy_.longest_block : policy_.classic_recheck;
+        Millis block = std::min({busy.remaining, busy.recheck, cap}) + Millis{jitter_ms(random_)};
         block = std::min(block, deadline_ - steady_now());
         attempt = lock_.wait_then_acquire(std::max(block, Millis{1}));
     }
@@ -246,7 +256,11 @@ void Waiter::reachable_again() {
 
 WaitOutcome acquire_lock(LockClient& lock, const WaitPolicy& policy,
                          const Interruptions& interruptions, const Logger& log) {
-    return Waiter(lock, policy, interruptions, log).run();
+    WaitOutcome outcome = Waiter(lock, policy, interruptions, log).run();
+    if (lock.params().queue_place.count() > 0 && !std::holds_alternative<Acquired>(outcome)) {
+        lock.leave_queue(); // a semaphore's waiter that gives up must not hold up those behind it
+    }
+    return outcome;
 }
 
 } // namespace redlockrun::lock

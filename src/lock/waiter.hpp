@@ -27,6 +27,9 @@ struct WaitPolicy {
     bool wait = true;            // false: -n
     std::optional<Millis> limit; // -w; none: wait forever
     Millis longest_block{5000};  // cap on one BLPOP, so that renewals and lost tokens are seen
+    // How long a semaphore's waiter keeps its place in the queue after asking: it asks again
+    // within longest_block, so only a waiter that is gone (or paused, or cut off) loses it.
+    Millis queue_place{10000};
     // A client of the classic algorithm releases with a plain DEL, which wakes no one: a lock it
     // holds is checked again this often.
     Millis classic_recheck{100};

@@ -23,9 +23,10 @@ TEST_CASE("keys: a key without a hash tag names its companions in braces") {
     CHECK(plain->owner == "{nightly}:redlockrun:owner");
     CHECK(plain->fence == "{nightly}:redlockrun:fence");
     CHECK(plain->wake == "{nightly}:redlockrun:wake");
+    CHECK(plain->queue == "{nightly}:redlockrun:queue");
     CHECK(hash_tag(plain->owner) == "nightly");
-    CHECK(plain->all() ==
-          std::vector<std::string>{plain->lock, plain->owner, plain->fence, plain->wake});
+    CHECK(plain->all() == std::vector<std::string>{plain->lock, plain->owner, plain->fence,
+                                                   plain->wake, plain->queue});
 }
 
 TEST_CASE("keys: a tagged key's companions carry the tag and the whole key") {
@@ -34,7 +35,8 @@ TEST_CASE("keys: a tagged key's companions carry the tag and the whole key") {
     CHECK(tagged->owner == "{deploy}:jobs:{deploy}:prod:redlockrun:owner");
     CHECK(tagged->fence == "{deploy}:jobs:{deploy}:prod:redlockrun:fence");
     CHECK(tagged->wake == "{deploy}:jobs:{deploy}:prod:redlockrun:wake");
-    for (const auto& companion : {tagged->owner, tagged->fence, tagged->wake}) {
+    CHECK(tagged->queue == "{deploy}:jobs:{deploy}:prod:redlockrun:queue");
+    for (const auto& companion : {tagged->owner, tagged->fence, tagged->wake, tagged->queue}) {
         CHECK(hash_tag(companion) == hash_tag(tagged->lock)); // one Cluster slot
     }
 }

@@ -1,49 +1,130 @@
--- acquire: ARGV[2] token, ARGV[3] ttl in ms, ARGV[4] unit 's' or 'ms', ARGV[5] host, ARGV[6] pid.
--- {'granted', value, fence, validity_ms} | {'busy', remaining_ms, host, pid, fence} | {'foreign', type}
--- | {'exhausted', last_fence}: the fence counter is too large to count on exactly (nothing written).
+-- acquire: ARGV[2] token, ARGV[3] ttl in ms, ARGV[4] unit 's' or 'ms', ARGV[5] host, ARGV[6] pid,
+-- ARGV[7] min-hold in ms (0: none), ARGV[8] limit (1: exclusive, N: a semaphore of N holders),
+-- ARGV[9] waiter id, ARGV[10] how long a busy semaphore waiter keeps its place in the queue without
+-- asking again, in ms (0: not queued, as with --no-wait).
+-- {'granted', value, fence, validity_ms}
+-- | {'busy', remaining_ms, host, pid, fence, limit ('' if exclusive), holders, recheck_ms}: recheck_ms
+--   is when to ask again at the latest, as nothing may wake a waiter then (a --min-hold time)
+-- | {'foreign', type} | {'mismatch', limit}: the semaphore's holders use another limit (nothing
+-- written) | {'exhausted', last_fence}: the fence counter is too large to count on exactly (nothing
+-- written).
 -- host, pid and fence of a busy lock are '' when its holder is a client of the classic algorithm.
 local token, ttl_ms, unit = ARGV[2], tonumber(ARGV[3]), ARGV[4]
-local max_fence = 9007199254740991 -- 2^53 - 1, the largest fence a Lua number holds exactly
+local min_hold_ms, limit, waiter_id, keep_ms = tonumber(ARGV[7]), tonumber(ARGV[8]), ARGV[9],
+  tonumber(ARGV[10])
+local hold_until = min_hold_ms > 0 and now_ms + min_hold_ms or 0
 
 local lock = read_lock()
 if lock.state == 'foreign' then
   return {'foreign', lock.kind}
 end
-if lock.state == 'timestamp' and lock.expiry > now_ms then
-  local owner = redis.call('HMGET', owner_key, 'token', 'value', 'fence', 'host', 'pid')
-  if owner[2] ~= lock.value then
-    return {'busy', lock.expiry - now_ms, '', '', ''}
-  end
-  if owner[1] == token then
-    -- Our own earlier call won, and its answer was lost on the way back.
-    return {'granted', lock.value, owner[3], lock.expiry - now_ms}
-  end
-  return {'busy', lock.expiry - now_ms, owner[4], owner[5], owner[3]}
+local held = lock.state == 'timestamp' and lock.expiry > now_ms
+local owner = {}
+if held then
+  owner = redis.call('HMGET', owner_key, 'token', 'value', 'fence', 'host', 'pid', 'limit',
+                     'hold_until_ms')
 end
 
--- Missing or expired: take it, in this same script, so no other client can take it in between.
--- Lua numbers are doubles: from 2^53 on, counting by one repeats values. A fence that is not larger
--- than the last one would break fencing, so the lock is refused, before anything is written.
-local last_fence = redis.call('GET', fence_key)
-local fence
-if not last_fence then
-  -- A new counter starts from the server clock in microseconds: fences keep growing even if the
-  -- counter is lost.
-  fence = tonumber(time[1]) * 1000000 + tonumber(time[2])
-  redis.call('SET', fence_key, string.format('%d', fence))
-else
-  local last = tonumber(last_fence)
-  if last and last >= max_fence then
+-- A semaphore waiter keeps its place in the queue while anything keeps it out.
+local function busy(remaining, host, pid, fence, semaphore_limit, holders, recheck)
+  if limit > 1 then
+    local _, member = place_in(live_queue(), waiter_id)
+    enqueue(member, waiter_id, keep_ms)
+  end
+  return {'busy', remaining, host, pid, fence, semaphore_limit or '', holders or 0,
+          recheck or remaining}
+end
+
+-- An exclusive redlockrun holder.
+local function busy_exclusive()
+  return busy(lock.expiry - now_ms, owner[4], owner[5], owner[3], '', 0,
+              recheck_at(lock.expiry, tonumber(owner[7])) - now_ms)
+end
+
+if held and owner[2] ~= lock.value then
+  return busy(lock.expiry - now_ms, '', '', '') -- a client of the classic algorithm
+end
+
+if limit == 1 then
+  if held then
+    if owner[6] then
+      local holders, count = live_holders()
+      local first = first_to_expire(holders) or {}
+      return busy(lock.expiry - now_ms, first.host or '', first.pid or '', first.fence or '',
+                  owner[6], count)
+    end
+    if owner[1] == token then
+      -- Our own earlier call won, and its answer was lost on the way back.
+      return {'granted', lock.value, owner[3], validity(lock.expiry, ttl_ms)}
+    end
+    return busy_exclusive()
+  end
+  -- Missing or expired: take it, in this same script, so no other client can take it in between.
+  local fence, last_fence = next_fence()
+  if not fence then
     return {'exhausted', last_fence}
   end
-  fence = redis.call('INCR', fence_key)
+  local value, expiry = write_lock_at(lease_end(ttl_ms, hold_until), unit)
+  -- The owner record starts afresh, and a token left by an earlier release must not wake the next
+  -- waiter for nothing.
+  redis.call('DEL', owner_key, wake_key)
+  redis.call('HSET', owner_key, 'token', token, 'value', value, 'fence', fence, 'host', ARGV[5],
+             'pid', ARGV[6], 'acquired_ms', string.format('%d', now_ms))
+  if hold_until > 0 then
+    redis.call('HSET', owner_key, 'hold_until_ms', string.format('%d', hold_until))
+  end
+  redis.call('PEXPIREAT', owner_key, expiry)
+  return {'granted', value, fence, validity(expiry, ttl_ms)}
 end
-fence = string.format('%d', fence)
-local value, expiry = write_lock(ttl_ms, unit)
--- The owner record starts afresh, and a token left by an earlier release must not wake the next
--- waiter for nothing.
-redis.call('DEL', owner_key, wake_key)
-redis.call('HSET', owner_key, 'token', token, 'value', value, 'fence', fence, 'host', ARGV[5],
-           'pid', ARGV[6], 'acquired_ms', string.format('%d', now_ms))
-redis.call('PEXPIREAT', owner_key, expiry)
-return {'granted', value, fence, expiry - now_ms}
+
+-- A semaphore of `limit` holders.
+local holders, count = {}, 0
+if held then
+  if not owner[6] then
+    return busy_exclusive()
+  end
+  if tonumber(owner[6]) ~= limit then
+    return {'mismatch', owner[6]}
+  end
+  holders, count = live_holders()
+  local mine = holders[token]
+  if mine then
+    return {'granted', lock.value, mine.fence, validity(mine.expiry_ms, ttl_ms)}
+  end
+end
+-- A free slot goes to the waiters in the order they came: this one only if fewer of them are
+-- ahead of it than there are free slots.
+local queue = live_queue()
+local ahead, member = place_in(queue, waiter_id)
+local free = limit - count
+if ahead >= free then
+  local first = first_to_expire(holders)
+  local remaining, recheck
+  if count >= limit then
+    remaining = first.expiry_ms - now_ms
+    recheck = semaphore_recheck_at(holders) - now_ms
+  else
+    -- Slots are free, and the waiters ahead have been woken to take them: ask again when the
+    -- first of them would lose its place.
+    remaining = tonumber(redis.call('ZSCORE', queue_key, queue[1])) - now_ms
+  end
+  first = first or {}
+  return busy(remaining, first.host or '', first.pid or '', first.fence or '', limit, count,
+              recheck)
+end
+local fence, last_fence = next_fence()
+if not fence then
+  return {'exhausted', last_fence}
+end
+if not held then
+  redis.call('DEL', owner_key) -- what an expired lock left behind
+end
+redis.call('HSET', owner_key, 'limit', string.format('%d', limit))
+local record = {expiry_ms = lease_end(ttl_ms, hold_until), fence = fence, host = ARGV[5],
+                pid = ARGV[6], acquired_ms = now_ms, hold_until_ms = hold_until, ended_ms = 0}
+local value = save_holder(token, record, holders, unit)
+leave_queue(member, waiter_id)
+if free > 1 then
+  wake_queue(free - 1) -- slots are left: the next waiters need not wait for a timeout
+end
+return {'granted', value, fence, validity(record.expiry_ms, ttl_ms)}

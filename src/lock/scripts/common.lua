@@ -1,9 +1,13 @@
 -- redlockrun: prelude shared by every script; each script file is appended to it.
 -- KEYS[1] the lock key: a bare decimal Unix time at which the lock expires
 -- KEYS[2] owner hash   KEYS[3] fence counter   KEYS[4] wake-up list
+-- KEYS[5] the queue of a semaphore's waiters (--limit): a sorted set of 'ARRIVAL:ID' members, each
+--         scored with the time until which that waiter keeps its place without asking again. A
+--         queued waiter blocks on a wake-up list of its own, KEYS[4] .. ':' .. ID, in the same slot.
 -- ARGV[1] the database: selected here too, so that a failed SELECT on the connection cannot make a
 --         script act on another database.
-local lock_key, owner_key, fence_key, wake_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local lock_key, owner_key, fence_key, wake_key, queue_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4],
+  KEYS[5]
 if ARGV[1] ~= '0' then
   redis.call('SELECT', ARGV[1])
 end
@@ -53,9 +57,8 @@ local function read_lock()
   return {state = 'timestamp', value = value, expiry = expiry}
 end
 
--- Writes the lock with a fresh expiry (seconds are rounded up) and returns value and expiry.
-local function write_lock(ttl_ms, unit)
-  local expiry = now_ms + ttl_ms
+-- Writes the lock to expire at `expiry` ms (seconds are rounded up); returns value and expiry.
+local function write_lock_at(expiry, unit)
   local value
   if unit == 's' then
     local seconds = math.ceil(expiry / 1000)
@@ -67,6 +70,37 @@ local function write_lock(ttl_ms, unit)
   redis.call('SET', lock_key, value)
   redis.call('PEXPIREAT', lock_key, expiry)
   return value, expiry
+end
+
+-- What a grant or renewal writes: the TTL from now, but never before the --min-hold time.
+local function lease_end(ttl_ms, hold_until)
+  return math.max(now_ms + ttl_ms, hold_until)
+end
+
+-- The validity a holder may count on: the TTL at most, even where --min-hold keeps the key
+-- longer, so that --no-renew still bounds the command by the TTL.
+local function validity(expiry, ttl_ms)
+  return math.min(expiry, now_ms + ttl_ms) - now_ms
+end
+
+-- The next fence, or nil and the counter's value when it is used up. Lua numbers are doubles: from
+-- 2^53 on, counting by one repeats values, and a fence that is not larger than the last one would
+-- break fencing, so the lock is then refused, before anything is written. A new counter starts
+-- from the server clock in microseconds: fences keep growing even if the counter is lost.
+local function next_fence()
+  local last_fence = redis.call('GET', fence_key)
+  local fence
+  if not last_fence then
+    fence = tonumber(time[1]) * 1000000 + tonumber(time[2])
+    redis.call('SET', fence_key, string.format('%d', fence))
+  else
+    local last = tonumber(last_fence)
+    if last and last >= 9007199254740991 then -- 2^53 - 1
+      return nil, last_fence
+    end
+    fence = redis.call('INCR', fence_key)
+  end
+  return string.format('%d', fence)
 end
 
 -- Leaves one wake-up token for the longest-waiting BLPOP; never more than one. A wake-up key of
@@ -85,6 +119,172 @@ local function push_wake()
     redis.call('LTRIM', wake_key, 0, 0)
   end
   redis.call('PEXPIRE', wake_key, wake_ttl_ms)
+end
+
+-- Semaphores (--limit N). The owner hash holds 'limit', 'value' (what KEY holds: the latest
+-- expiry among the holders) and one field 'holder:TOKEN' per holder, a JSON record with its own
+-- expiry_ms, fence, host, pid, acquired_ms, hold_until_ms and ended_ms (0: none).
+local holder_prefix = 'holder:'
+
+-- The semaphore's live holders, {token = record}, and how many. A record past its own expiry (a
+-- holder that crashed) or unreadable is deleted: the slot is free again, whatever the others'
+-- renewals did to KEY's expiry.
+local function live_holders()
+  local fields = redis.call('HGETALL', owner_key)
+  local holders, count = {}, 0
+  for i = 1, #fields, 2 do
+    local name = fields[i]
+    if string.sub(name, 1, #holder_prefix) == holder_prefix then
+      local ok, record = pcall(cjson.decode, fields[i + 1])
+      if ok and type(record) == 'table' and tonumber(record.expiry_ms)
+          and tonumber(record.expiry_ms) > now_ms then
+        holders[string.sub(name, #holder_prefix + 1)] = record
+        count = count + 1
+      else
+        redis.call('HDEL', owner_key, name)
+      end
+    end
+  end
+  return holders, count
+end
+
+-- When a waiter should ask again at the latest, for a lock held until `expiry`: then, or at the
+-- --min-hold time, when a command that ended early leaves the lock to expire without waking anyone.
+local function recheck_at(expiry, hold_until)
+  if hold_until and hold_until > now_ms then
+    return math.min(expiry, hold_until)
+  end
+  return expiry
+end
+
+-- The holder whose record expires first: whose slot frees first if nobody releases.
+local function first_to_expire(holders)
+  local first
+  for _, record in pairs(holders) do
+    if not first or record.expiry_ms < first.expiry_ms then
+      first = record
+    end
+  end
+  return first
+end
+
+-- When a slot of the semaphore can free without a release waking anyone.
+local function semaphore_recheck_at(holders)
+  local earliest
+  for _, record in pairs(holders) do
+    local at = recheck_at(record.expiry_ms, tonumber(record.hold_until_ms))
+    earliest = math.min(earliest or at, at)
+  end
+  return earliest or now_ms
+end
+
+-- Makes KEY (and the owner hash) expire with the latest of the semaphore's holders.
+local function write_semaphore(holders, unit)
+  local latest = 0
+  for _, record in pairs(holders) do
+    latest = math.max(latest, record.expiry_ms)
+  end
+  local value, expiry = write_lock_at(latest, unit)
+  redis.call('HSET', owner_key, 'value', value)
+  redis.call('PEXPIREAT', owner_key, expiry)
+  return value
+end
+
+-- Stores a holder's record, and KEY's expiry with it.
+local function save_holder(token, record, holders, unit)
+  holders[token] = record
+  redis.call('HSET', owner_key, holder_prefix .. token, cjson.encode(record))
+  return write_semaphore(holders, unit)
+end
+
+-- nil and its record if `token` holds a slot of the semaphore: its record is live and KEY still
+-- holds what the semaphore wrote; otherwise the answer {'lost', reason, host, pid} saying why not.
+local function not_holder(token)
+  local lock = read_lock()
+  local owner = redis.call('HMGET', owner_key, 'value', 'token', 'host', 'pid')
+  local json = redis.call('HGET', owner_key, holder_prefix .. token)
+  if lock.state == 'missing' then
+    return {'lost', json and 'deleted' or 'gone', '', ''}
+  end
+  if lock.state ~= 'timestamp' or lock.value ~= owner[1] then
+    return {'lost', 'changed', '', ''}
+  end
+  if owner[2] then
+    return {'lost', 'taken', owner[3] or '', owner[4] or ''} -- an exclusive holder
+  end
+  if not json then
+    return {'lost', 'gone', '', ''}
+  end
+  local ok, record = pcall(cjson.decode, json)
+  if not ok or type(record) ~= 'table' or not tonumber(record.expiry_ms) then
+    return {'lost', 'changed', '', ''}
+  end
+  record.expiry_ms = tonumber(record.expiry_ms)
+  record.hold_until_ms = tonumber(record.hold_until_ms) or 0
+  if record.expiry_ms <= now_ms or lock.expiry <= now_ms then
+    return {'lost', 'expired', '', ''}
+  end
+  return nil, record
+end
+
+-- The semaphore's waiters still in the queue, in arrival order. A waiter that let its place lapse
+-- (paused, killed, or partitioned away) is dropped, so that it cannot hold up the rest.
+local function live_queue()
+  if not queue_key then
+    return {}
+  end
+  redis.call('ZREMRANGEBYSCORE', queue_key, '-inf', now_ms)
+  local members = redis.call('ZRANGE', queue_key, 0, -1)
+  table.sort(members) -- 'ARRIVAL:ID', ARRIVAL in fixed-width microseconds
+  return members
+end
+
+local function waiter_of(member)
+  return string.match(member, '^%d+:(.*)$')
+end
+
+-- The position of waiter `id` in `queue` (0: first) and its member; #queue if it is not queued.
+local function place_in(queue, id)
+  for i, member in ipairs(queue) do
+    if waiter_of(member) == id then
+      return i - 1, member
+    end
+  end
+  return #queue, nil
+end
+
+-- Keeps waiter `id` in the queue until now + keep_ms, in its place, or at the end if new.
+local function enqueue(member, id, keep_ms)
+  if keep_ms <= 0 then
+    return
+  end
+  if not member then
+    local arrival = tonumber(time[1]) * 1000000 + tonumber(time[2])
+    member = string.format('%017d:%s', arrival, id)
+  end
+  redis.call('ZADD', queue_key, now_ms + keep_ms, member)
+  local last = redis.call('ZRANGE', queue_key, -1, -1, 'WITHSCORES')
+  redis.call('PEXPIREAT', queue_key, math.max(tonumber(last[2]), now_ms + keep_ms))
+end
+
+local function leave_queue(member, id)
+  if member then
+    redis.call('ZREM', queue_key, member)
+  end
+  redis.call('DEL', wake_key .. ':' .. id)
+end
+
+-- Wakes the first `count` waiters of the queue: one token each, on their own wake-up lists.
+local function wake_queue(count)
+  for i, member in ipairs(live_queue()) do
+    if i > count then
+      break
+    end
+    local list = wake_key .. ':' .. waiter_of(member)
+    redis.call('DEL', list)
+    redis.call('RPUSH', list, '1')
+    redis.call('PEXPIRE', list, wake_ttl_ms)
+  end
 end
 
 -- nil if the lock is ours (the owner record has our token and the key still holds the value we

@@ -1,12 +1,24 @@
--- renew: ARGV[2] token, ARGV[3] ttl in ms, ARGV[4] unit 's' or 'ms'.
+-- renew: ARGV[2] token, ARGV[3] ttl in ms, ARGV[4] unit 's' or 'ms', ARGV[5] limit (1: exclusive).
 -- {'renewed', value, validity_ms} | {'lost', reason, host, pid}
-local token, ttl_ms, unit = ARGV[2], tonumber(ARGV[3]), ARGV[4]
+local token, ttl_ms, unit, limit = ARGV[2], tonumber(ARGV[3]), ARGV[4], tonumber(ARGV[5])
+
+if limit > 1 then
+  local lost, record = not_holder(token)
+  if lost then
+    return lost
+  end
+  local holders = live_holders()
+  record.expiry_ms = lease_end(ttl_ms, record.hold_until_ms)
+  local value = save_holder(token, record, holders, unit)
+  return {'renewed', value, validity(record.expiry_ms, ttl_ms)}
+end
 
 local lost = not_ours(token)
 if lost then
   return lost
 end
-local value, expiry = write_lock(ttl_ms, unit)
+local hold_until = tonumber(redis.call('HGET', owner_key, 'hold_until_ms')) or 0
+local value, expiry = write_lock_at(lease_end(ttl_ms, hold_until), unit)
 redis.call('HSET', owner_key, 'value', value)
 redis.call('PEXPIREAT', owner_key, expiry)
-return {'renewed', value, expiry - now_ms}
+return {'renewed', value, validity(expiry, ttl_ms)}
