@@ -6,7 +6,8 @@
 
 # Every option, as `redlockrun --help` lists them.
 _redlockrun_options='-k --key -n --no-wait --nb -w --wait -t --ttl --no-renew
-    --timestamp-unit -E --conflict-exit-code -c --command --on-lost --kill-after
+    --timestamp-unit --min-hold --limit -E --conflict-exit-code -c --command
+    --on-lost --kill-after
     --lost-exit-code -u --url --password-file --tls-ca-file --tls-cert --tls-key
     --tls-server-name --connect-timeout --config --status
     -q --quiet -v --verbose -h --help -V --version'
@@ -15,7 +16,8 @@ _redlockrun_options='-k --key -n --no-wait --nb -w --wait -t --ttl --no-renew
 _redlockrun_takes_value()
 {
     case $1 in
-        -[kwtEcu] | --key | --wait | --ttl | --timestamp-unit | --conflict-exit-code | \
+        -[kwtEcu] | --key | --wait | --ttl | --timestamp-unit | --min-hold | --limit | \
+            --conflict-exit-code | \
             --command | --on-lost | --kill-after | --lost-exit-code | --url | \
             --password-file | --tls-ca-file | --tls-cert | --tls-key | \
             --tls-server-name | --connect-timeout | --config)
@@ -89,7 +91,7 @@ _redlockrun_value()
                 mapfile -t COMPREPLY < <(compgen -f -- "$value")
             fi
             ;;
-        -w | --wait | -t | --ttl | --kill-after | --connect-timeout)
+        -w | --wait | -t | --ttl | --min-hold | --kill-after | --connect-timeout)
             # A duration: once a number is typed, offer its units.
             if [[ $value =~ ^[0-9]*\.?[0-9]+$|^[0-9]+\.$ ]]; then
                 COMPREPLY=("${value}ms" "${value}s" "${value}m" "${value}h")

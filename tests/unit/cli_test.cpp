@@ -3,6 +3,7 @@
 #include "fatal.hpp"
 
 #include <doctest/doctest.h>
+#include <fmt/core.h>
 
 #include <algorithm>
 #include <initializer_list>
@@ -106,6 +107,11 @@ TEST_CASE("cli: every option") {
     CHECK(parse({"--nb", "-k", "j", "true"}).options.no_wait);
     CHECK(parse({"--no-wait", "-k", "j", "true"}).options.no_wait);
     CHECK(parse({"-k", "a", "-k", "b", "true"}).options.key == "b");
+
+    auto fleet = parse({"-k", "job", "--min-hold", "1m30s", "--limit", "100", "true"});
+    CHECK(fleet.options.min_hold == Millis{90000});
+    CHECK(fleet.options.limit == 100);
+    CHECK(parse({"-k", "job", "--limit=1", "true"}).options.limit == 1);
 }
 
 TEST_CASE("cli: defaults") {
@@ -118,6 +124,8 @@ TEST_CASE("cli: defaults") {
     CHECK(o.connect_timeout == Millis{5000});
     CHECK(o.verbosity == Verbosity::normal);
     CHECK_FALSE(o.url.has_value());
+    CHECK(o.min_hold == Millis{0});
+    CHECK(o.limit == 1);
 }
 
 TEST_CASE("cli: help and version win over everything else") {
@@ -165,6 +173,16 @@ TEST_CASE("cli: usage errors say what is wrong") {
     CHECK(usage_error({"-k", "j", "-c", "x", "true"}).find("exclude each other") !=
           std::string::npos);
     CHECK(usage_error({"-k", "j", "--status", "true"}) == "--status takes no command");
+    for (const char* limit : {"0", "101", "-1", "x", "2.5", "", "1e2"}) {
+        CAPTURE(limit);
+        CHECK(usage_error({"-k", "j", "--limit", limit, "true"}) ==
+              fmt::format("--limit: '{}' is not a number of holders from 1 to 100", limit));
+    }
+    CHECK(usage_error({"-k", "j", "--min-hold", "soon", "true"}).find("--min-hold: 'soon'") == 0);
+    CHECK(usage_error({"-k", "j", "--status", "--limit", "2"}) ==
+          "--status takes no --limit: it only reads the lock");
+    CHECK(usage_error({"-k", "j", "--status", "--min-hold", "2s"}) ==
+          "--status takes no --min-hold: it only reads the lock");
     CHECK(usage_error({"-k", "j", "--status", "-c", "x"}) == "--status takes no command");
     CHECK(usage_error({"-k", "", "true"}) == "a lock key is required: -k KEY");
 }
