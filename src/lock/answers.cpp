@@ -102,7 +102,7 @@ Expected<AcquireAnswer, std::string> decode_acquire(const Reply& reply) {
                 auto holders = fields.number(6);
                 auto recheck = fields.number(7);
                 if (!limit || !holders || !recheck || *limit == 1 || *limit < 0 ||
-                    *limit > 1000000 || *holders < 0 || *holders > *limit) {
+                    *limit > 1000000 || *holders < 0 || *holders > 1000000) {
                     return unexpected(unexpected_reply("acquire", reply));
                 }
                 busy.limit = static_cast<int>(*limit);
@@ -112,7 +112,9 @@ Expected<AcquireAnswer, std::string> decode_acquire(const Reply& reply) {
             return AcquireAnswer{busy};
         }
     } else if (verdict == "mismatch" && fields.has(2)) {
-        return AcquireAnswer{LimitMismatch{fields.text(1)}};
+        if (auto held = decimal(fields.text(1)); held && *held > 1) {
+            return AcquireAnswer{LimitMismatch{fields.text(1)}};
+        }
     } else if (verdict == "foreign" && fields.has(2)) {
         return AcquireAnswer{Foreign{fields.text(1)}};
     } else if (verdict == "exhausted" && fields.has(2)) {

@@ -29,10 +29,13 @@ void describe_answer(const AcquireAnswer& answer) {
             if constexpr (std::is_same_v<T, Busy>) {
                 check(!describe_holder(value).empty());
                 check(!format_duration(value.remaining).empty());
+                check(value.limit == 0 || (value.limit > 1 && value.holders >= 0));
             } else if constexpr (std::is_same_v<T, Foreign>) {
                 check(!describe_foreign("job", value).empty());
             } else if constexpr (std::is_same_v<T, FencesExhausted>) {
                 check(!describe_exhausted("job", "{job}:redlockrun:fence", value).empty());
+            } else if constexpr (std::is_same_v<T, LimitMismatch>) {
+                check(!value.held_limit.empty());
             } else {
                 check(!format_duration(value.validity).empty());
             }
@@ -60,6 +63,10 @@ void read_as_every_answer(const redis::Reply& reply) {
     }
     if (auto release = decode_release(reply)) {
         describe_loss(*release);
+        if (const auto* released = std::get_if<Released>(&*release);
+            released && released->kept_for) {
+            check(!format_duration(*released->kept_for).empty());
+        }
     } else {
         check(!release.error().empty());
     }

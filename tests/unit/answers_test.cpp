@@ -131,3 +131,54 @@ TEST_CASE("answers: foreign keys are described without their content") {
     CHECK(describe_foreign("k", Foreign{"string"}).find("not a Unix timestamp") !=
           std::string::npos);
 }
+
+TEST_CASE("answers: a semaphore's busy answer, a --min-hold recheck, and another limit") {
+    auto busy = decode_acquire(array({bulk("busy"), integer(27000), bulk("web1"), bulk("4242"),
+                                      bulk("17"), bulk("3"), integer(3), integer(1500)}));
+    REQUIRE(busy);
+    const auto& b = std::get<Busy>(*busy);
+    CHECK(b.limit == 3);
+    CHECK(b.holders == 3);
+    CHECK(b.recheck == Millis{1500});
+    CHECK(describe_holder(b) == "3 holders of a --limit 3 semaphore");
+
+    auto exclusive = decode_acquire(array({bulk("busy"), integer(27000), bulk("web1"),
+                                           bulk("4242"), bulk("17"), bulk(""), integer(0),
+                                           integer(2000)}));
+    REQUIRE(exclusive);
+    CHECK(std::get<Busy>(*exclusive).limit == 0);
+    CHECK(std::get<Busy>(*exclusive).recheck == Millis{2000});
+    CHECK(describe_holder(std::get<Busy>(*exclusive)) == "web1 pid 4242");
+
+    // Without the semaphore's fields (an older script), the recheck is the remaining time.
+    auto plain = decode_acquire(
+        array({bulk("busy"), integer(1200), bulk("web1"), bulk("4242"), bulk("17")}));
+    REQUIRE(plain);
+    CHECK(std::get<Busy>(*plain).recheck == Millis{1200});
+
+    // A limit of 1, a negative count or a limit that is not a number is not an answer.
+    for (const char* limit : {"1", "x", "-3"}) {
+        CAPTURE(limit);
+        CHECK_FALSE(decode_acquire(array({bulk("busy"), integer(1), bulk(""), bulk(""), bulk(""),
+                                          bulk(limit), integer(1), integer(1)})));
+    }
+    CHECK_FALSE(decode_acquire(array({bulk("busy"), integer(1), bulk(""), bulk(""), bulk(""),
+                                      bulk("3"), integer(-1), integer(1)})));
+
+    auto mismatch = decode_acquire(array({bulk("mismatch"), bulk("3")}));
+    REQUIRE(mismatch);
+    CHECK(std::get<LimitMismatch>(*mismatch).held_limit == "3");
+    CHECK_FALSE(decode_acquire(array({bulk("mismatch"), bulk("")})));
+    CHECK_FALSE(decode_acquire(array({bulk("mismatch"), bulk("1")})));
+}
+
+TEST_CASE("answers: a release that --min-hold keeps") {
+    auto kept = decode_release(array({bulk("released"), bulk("kept"), integer(58000)}));
+    REQUIRE(kept);
+    REQUIRE(std::get<Released>(*kept).kept_for);
+    CHECK(*std::get<Released>(*kept).kept_for == Millis{58000});
+    auto plain = decode_release(array({bulk("released")}));
+    REQUIRE(plain);
+    CHECK_FALSE(std::get<Released>(*plain).kept_for);
+    CHECK_FALSE(decode_release(array({bulk("released"), bulk("kept"), bulk("soon")})));
+}
