@@ -9,7 +9,7 @@ _redlockrun_options='-k --key -n --no-wait --nb -w --wait -t --ttl --no-renew
     --timestamp-unit --min-hold --limit -E --conflict-exit-code -c --command
     --on-lost --kill-after
     --lost-exit-code -u --url --password-file --tls-ca-file --tls-cert --tls-key
-    --tls-server-name --connect-timeout --config --status
+    --tls-server-name --connect-timeout --replicas --config --status
     -q --quiet -v --verbose -h --help -V --version'
 
 # Succeeds if the option (a long name, or a single short one) takes a value.
@@ -20,7 +20,7 @@ _redlockrun_takes_value()
             --conflict-exit-code | \
             --command | --on-lost | --kill-after | --lost-exit-code | --url | \
             --password-file | --tls-ca-file | --tls-cert | --tls-key | \
-            --tls-server-name | --connect-timeout | --config)
+            --tls-server-name | --connect-timeout | --replicas | --config)
             return 0
             ;;
     esac

@@ -6,7 +6,7 @@ set -g __redlockrun_value_options -k --key -w --wait -t --ttl --timestamp-unit \
     --min-hold --limit \
     -E --conflict-exit-code -c --command --on-lost --kill-after --lost-exit-code \
     -u --url --password-file --tls-ca-file --tls-cert --tls-key --tls-server-name \
-    --connect-timeout --config
+    --connect-timeout --replicas --config
 
 # Prints the position, among the tokens before the cursor, of the command that
 # redlockrun will run (options end at the first word that is not one, or at
@@ -91,6 +91,7 @@ complete -c redlockrun -n __redlockrun_in_options -l tls-cert -r -F -d 'Present 
 complete -c redlockrun -n __redlockrun_in_options -l tls-key -r -F -d 'The client certificate'"'"'s private key (PEM)'
 complete -c redlockrun -n __redlockrun_in_options -l tls-server-name -x -a '(__fish_print_hostnames)' -d 'Name the server'"'"'s certificate must be issued for'
 complete -c redlockrun -n __redlockrun_in_options -l connect-timeout -x -a '(__redlockrun_durations)' -d 'Give up connecting after this long (duration, default 5s)'
+complete -c redlockrun -n __redlockrun_in_options -l replicas -x -d 'After every grant and renewal, wait until n replicas have it (WAIT)'
 
 # Other
 complete -c redlockrun -n __redlockrun_in_options -l config -r -F -d 'Read settings from a file instead of the config files'

@@ -227,6 +227,9 @@ Declarations::Declarations() {
     value("--connect-timeout", "<duration>", InConfigFile::yes,
           "give up connecting, or waiting for a reply,\nafter this long (default 5s)",
           &OptionText::connect_timeout);
+    value("--replicas", "<n>", InConfigFile::yes,
+          "after every grant and renewal, wait until <n>\nreplicas have it (WAIT; default 0)",
+          &OptionText::replicas);
 
     group_ = "Other";
     value("--config", "<file>", InConfigFile::no,

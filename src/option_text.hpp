@@ -32,6 +32,7 @@ struct OptionText {
     std::optional<Setting> tls_key;
     std::optional<Setting> tls_server_name;
     std::optional<Setting> connect_timeout;
+    std::optional<Setting> replicas;
     std::optional<Setting> config;
     bool status = false;
     bool quiet = false;

@@ -32,16 +32,17 @@ int exit_code_option(const Setting& setting) {
     return code;
 }
 
-int limit_option(const Setting& setting) {
+// A whole number from `low` to `high`; `what` names it in the message ("holders").
+int count_option(const Setting& setting, int low, int high, const char* what) {
     const std::string& text = setting.value;
-    int limit = 0;
-    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), limit);
-    if (text.empty() || error != std::errc{} || end != text.data() + text.size() || limit < 1 ||
-        limit > max_limit) {
-        throw UsageError(fmt::format("{}: '{}' is not a number of holders from 1 to {}",
-                                     setting.origin, text, max_limit));
+    int count = 0;
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), count);
+    if (text.empty() || error != std::errc{} || end != text.data() + text.size() || count < low ||
+        count > high) {
+        throw UsageError(fmt::format("{}: '{}' is not a number of {} from {} to {}", setting.origin,
+                                     text, what, low, high));
     }
-    return limit;
+    return count;
 }
 
 std::optional<std::string> value_of(const std::optional<Setting>& setting) {
@@ -96,7 +97,7 @@ Options to_options(const OptionText& text) {
         options.min_hold = duration_option(*text.min_hold);
     }
     if (text.limit) {
-        options.limit = limit_option(*text.limit);
+        options.limit = count_option(*text.limit, 1, max_limit, "holders");
     }
     options.shell_command = value_of(text.shell_command);
     options.command = text.command;
@@ -109,6 +110,9 @@ Options to_options(const OptionText& text) {
         if (options.connect_timeout.count() <= 0) {
             throw UsageError(fmt::format("{} must be more than 0", text.connect_timeout->origin));
         }
+    }
+    if (text.replicas) {
+        options.replicas = count_option(*text.replicas, 0, max_replicas, "replicas");
     }
     options.status = text.status;
     if (text.quiet && text.verbose) {

@@ -42,6 +42,7 @@ struct Options {
     // the environment, so redis/settings.cpp puts it in its place.
     std::vector<redis::FileConnection> config_files;
     Millis connect_timeout{5000};
+    int replicas = 0; // --replicas: WAIT for this many after every grant and renewal
     bool status = false;                     // --status
     Verbosity verbosity = Verbosity::normal; // -q / -v
 };
@@ -49,6 +50,7 @@ struct Options {
 inline constexpr Millis min_ttl{100};
 // Every script call of a semaphore reads all its holders' records, so N stays small.
 inline constexpr int max_limit = 100;
+inline constexpr int max_replicas = 100;
 
 // Converts every value, or throws UsageError naming where the bad one was written (a TTL below
 // min_ttl is one). The connection settings of config files are not in `text`: configuration.cpp

@@ -12,6 +12,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <climits>
 #include <poll.h>
 #include <unistd.h>
@@ -59,6 +60,12 @@ private:
     run::Supervisor* supervisor_ = nullptr;
     int stop_signal_ = 0;
 };
+
+// How long a grant or renewal waits for --replicas: the connect timeout, but no more than a
+// renewal period, so that a renewal that waits in vain leaves time to retry.
+Millis replica_wait(const Options& options) {
+    return std::min(options.connect_timeout, options.ttl / 3);
+}
 
 lock::Identity make_identity(int limit) {
     char host[HOST_NAME_MAX + 1] = {};
@@ -162,7 +169,8 @@ int run_locked(const Options& options, const redis::ConnectionSettings& settings
     const bool waits = policy.wait && (!options.wait || options.wait->count() > 0);
     lock::LockClient lock(connection, std::move(*keys), make_identity(options.limit),
                           lock::LockParams{options.ttl, options.timestamp_unit, options.min_hold,
-                                           options.limit, waits ? policy.queue_place : Millis{0}});
+                                           options.limit, waits ? policy.queue_place : Millis{0},
+                                           options.replicas, replica_wait(options)});
     const lock::Interruptions interruptions{[&router] { return router.stop_signal(); },
                                             [&router](Millis d) { router.pause(d); }};
     auto outcome = lock::acquire_lock(lock, policy, interruptions, log);

@@ -78,18 +78,68 @@ void LockClient::undo_if_granted(const CallFailure& failure, size_t acquire_inde
     }
 }
 
+std::vector<redis::Command> LockClient::confirmation() const {
+    if (params_.replicas == 0) {
+        return {};
+    }
+    return {{"WAIT", std::to_string(params_.replicas),
+             std::to_string(std::max<long long>(params_.replica_wait.count(), 1))}};
+}
+
+std::optional<CallFailure> LockClient::unconfirmed(const redis::Reply& wait_reply,
+                                                   const char* what) const {
+    if (wait_reply.is_error()) {
+        return CallFailure{CallFailure::Kind::error_reply,
+                           fmt::format("cannot confirm the {} of {} on replicas (WAIT): {}", what,
+                                       keys_.lock,
+                                       redis::explain_error_reply(wait_reply, endpoint())),
+                           {}};
+    }
+    const auto confirmed = wait_reply.as_integer();
+    if (confirmed && *confirmed >= params_.replicas) {
+        return std::nullopt;
+    }
+    return CallFailure{
+        CallFailure::Kind::error_reply,
+        fmt::format("only {} of {} replicas confirmed the {} of {} within {} (--replicas)",
+                    confirmed ? std::to_string(*confirmed) : std::string("?"), params_.replicas,
+                    what, keys_.lock, format_duration(params_.replica_wait)),
+        {}};
+}
+
+Expected<Attempt, CallFailure> LockClient::confirmed(Expected<Attempt, CallFailure> attempt,
+                                                     const redis::Reply* wait_reply) {
+    if (!attempt || params_.replicas == 0 || !std::holds_alternative<Granted>(attempt->answer)) {
+        return attempt;
+    }
+    auto failure = wait_reply == nullptr
+                       ? std::optional<CallFailure>(CallFailure{
+                             CallFailure::Kind::protocol, "no answer to WAIT after the grant", {}})
+                       : unconfirmed(*wait_reply, "grant");
+    if (!failure) {
+        return attempt;
+    }
+    release(); // undone: a grant the replicas may not have is not one to run a command on
+    failure->message += "; it was released, and nothing is left locked";
+    return unexpected(std::move(*failure));
+}
+
 Expected<Attempt, CallFailure> LockClient::acquire() {
     const SteadyTime sent = steady_now();
-    auto reply = redis::run_script(connection_, scripts::acquire, keys_.all(), acquire_args());
-    if (!reply) {
-        undo_if_granted(reply.error(), 0);
-        return unexpected(std::move(reply.error()));
+    redis::CallOptions options;
+    options.server_wait = params_.replicas > 0 ? params_.replica_wait : Millis{0};
+    auto replies = redis::run_script_then(connection_, scripts::acquire, keys_.all(),
+                                          acquire_args(), confirmation(), options);
+    if (!replies) {
+        undo_if_granted(replies.error(), 0);
+        return unexpected(std::move(replies.error()));
     }
-    auto answer = decode_acquire(*reply);
+    auto answer = decode_acquire(replies->result);
     if (!answer) {
         return unexpected(CallFailure{CallFailure::Kind::protocol, answer.error(), {}});
     }
-    return Attempt{std::move(*answer), sent};
+    return confirmed(Attempt{std::move(*answer), sent},
+                     replies->after.empty() ? nullptr : &replies->after.front());
 }
 
 Expected<Attempt, CallFailure> LockClient::wait_then_acquire(Millis timeout) {
@@ -97,15 +147,18 @@ Expected<Attempt, CallFailure> LockClient::wait_then_acquire(Millis timeout) {
     const auto ms = std::max<long long>(timeout.count(), 1);
     const std::string seconds = fmt::format("{}.{:03}", ms / 1000, ms % 1000);
     redis::CallOptions options;
-    options.server_wait = Millis{ms};
+    options.server_wait = Millis{ms} + (params_.replicas > 0 ? params_.replica_wait : Millis{0});
     options.abandon_on_wakeup = true;
     // The acquire runs when the BLPOP returns, at some moment after this; its reply may then wait
     // unread for any time. Its validity counts from here, the one moment known to come before it.
     const SteadyTime sent = steady_now();
-    auto replies =
-        connection_.call({{"BLPOP", wake_list(), seconds},
-                          redis::evalsha_command(scripts::acquire, keys_.all(), acquire_args())},
-                         options);
+    std::vector<redis::Command> commands{
+        {"BLPOP", wake_list(), seconds},
+        redis::evalsha_command(scripts::acquire, keys_.all(), acquire_args())};
+    for (auto& command : confirmation()) {
+        commands.push_back(std::move(command));
+    }
+    auto replies = connection_.call(commands, options);
     if (!replies) {
         undo_if_granted(replies.error(), 1);
         return unexpected(std::move(replies.error()));
@@ -129,7 +182,7 @@ Expected<Attempt, CallFailure> LockClient::wait_then_acquire(Millis timeout) {
                                     redis::explain_error_reply(woken, endpoint())),
                         {}});
     }
-    return attempt;
+    return confirmed(std::move(attempt), replies->size() > 2 ? &(*replies)[2] : nullptr);
 }
 
 void LockClient::give_up_waiting(const CallFailure& abandoned) {
@@ -158,10 +211,30 @@ void LockClient::give_up_waiting(const CallFailure& abandoned) {
 Expected<RenewAnswer, CallFailure> LockClient::renew(const Deadline& not_after) {
     redis::CallOptions options;
     options.not_after = not_after;
-    return run(scripts::renew,
-               {identity_.token, std::to_string(params_.ttl.count()),
-                std::string(unit_name(params_.unit)), limit_arg()},
-               decode_renew, options);
+    options.server_wait = params_.replicas > 0 ? params_.replica_wait : Millis{0};
+    auto replies = redis::run_script_then(connection_, scripts::renew, keys_.all(),
+                                          with_db({identity_.token,
+                                                   std::to_string(params_.ttl.count()),
+                                                   std::string(unit_name(params_.unit)),
+                                                   limit_arg()}),
+                                          confirmation(), options);
+    if (!replies) {
+        return unexpected(std::move(replies.error()));
+    }
+    auto answer = decode_renew(replies->result);
+    if (!answer) {
+        return unexpected(CallFailure{CallFailure::Kind::protocol, answer.error(), {}});
+    }
+    if (params_.replicas > 0 && std::holds_alternative<Renewed>(*answer)) {
+        if (replies->after.empty()) {
+            return unexpected(
+                CallFailure{CallFailure::Kind::protocol, "no answer to WAIT after the renewal", {}});
+        }
+        if (auto failure = unconfirmed(replies->after.front(), "renewal")) {
+            return unexpected(std::move(*failure));
+        }
+    }
+    return std::move(*answer);
 }
 
 Expected<ReleaseAnswer, CallFailure> LockClient::release(CommandRan command_ran) {

@@ -9,6 +9,7 @@
 #include "redis/connection.hpp"
 #include "redis/script.hpp"
 
+#include <optional>
 #include <string>
 
 namespace redlockrun::lock {
@@ -32,6 +33,10 @@ struct LockParams {
     // How long a semaphore's waiter keeps its place in the queue after each busy answer without
     // asking again; 0 for a run that does not wait (it is not queued).
     Millis queue_place{0};
+    // --replicas: every grant and renewal is followed, in the same write, by WAIT for this many
+    // replicas, for up to replica_wait.
+    int replicas = 0;
+    Millis replica_wait{5000};
 };
 
 // An answer to an acquire, with the time its request was sent: no later than when the server ran
@@ -46,7 +51,8 @@ public:
     LockClient(redis::Connection& connection, LockKeys keys, Identity identity, LockParams params);
 
     // If the login was refused but the acquire ran anyway (as the default user), the grant is
-    // undone before the failure is returned: a refused operation leaves no lock behind.
+    // undone before the failure is returned: a refused operation leaves no lock behind. So is a
+    // grant that fewer than --replicas replicas confirmed (an error_reply failure saying so).
     Expected<Attempt, redis::CallFailure> acquire();
 
     // Blocks (BLPOP) on the wake-up list for up to `timeout`, with the acquire pipelined behind it:
@@ -62,7 +68,8 @@ public:
     // effort.
     void give_up_waiting(const redis::CallFailure& abandoned);
 
-    // Gives up at not_after: a renewal that answers after the lock's validity is worthless.
+    // Gives up at not_after: a renewal that answers after the lock's validity is worthless. A
+    // renewal that fewer than --replicas replicas confirmed is a failure, to be retried.
     Expected<RenewAnswer, redis::CallFailure> renew(const Deadline& not_after);
     // A release that the connection had to send twice (connection.hpp) and that finds the lock
     // gone counts as released: the first one ran, and only its answer was lost. With --min-hold,
@@ -92,6 +99,14 @@ private:
     // After a refused login, the acquire at this position of the replies may still have won.
     void undo_if_granted(const redis::CallFailure& failure, size_t acquire_index);
     void pass_on_wake();
+    // The WAIT that follows a grant or a renewal with --replicas; none without.
+    std::vector<redis::Command> confirmation() const;
+    // The failure to report if `wait_reply` (WAIT's answer) counts fewer replicas than asked for.
+    std::optional<redis::CallFailure> unconfirmed(const redis::Reply& wait_reply,
+                                                  const char* what) const;
+    // A grant that the replicas did not confirm is released, and the failure returned.
+    Expected<Attempt, redis::CallFailure> confirmed(Expected<Attempt, redis::CallFailure> attempt,
+                                                    const redis::Reply* wait_reply);
 
     redis::Connection& connection_;
     LockKeys keys_;

@@ -31,19 +31,43 @@ Expected<Reply, CallFailure> script_result(Reply reply, const Endpoint& endpoint
     return reply;
 }
 
-Expected<Reply, CallFailure> run_script(Connection& connection, const Script& script,
-                                        const std::vector<std::string>& keys,
-                                        const std::vector<std::string>& args,
-                                        const CallOptions& options) {
-    auto replies = connection.call({script_command("EVALSHA", script.sha1, keys, args)}, options);
+Expected<ScriptReplies, CallFailure> run_script_then(Connection& connection, const Script& script,
+                                                     const std::vector<std::string>& keys,
+                                                     const std::vector<std::string>& args,
+                                                     const std::vector<Command>& after,
+                                                     const CallOptions& options) {
+    const auto with_after = [&](Command command) {
+        std::vector<Command> commands{std::move(command)};
+        commands.insert(commands.end(), after.begin(), after.end());
+        return commands;
+    };
+    auto replies = connection.call(with_after(script_command("EVALSHA", script.sha1, keys, args)),
+                                   options);
     if (replies && replies->front().error_code() == "NOSCRIPT") {
         // First use on this server (or after SCRIPT FLUSH): send the body, which also caches it.
-        replies = connection.call({script_command("EVAL", script.source, keys, args)}, options);
+        replies = connection.call(with_after(script_command("EVAL", script.source, keys, args)),
+                                  options);
     }
     if (!replies) {
         return unexpected(std::move(replies.error()));
     }
-    return script_result(std::move(replies->front()), connection.endpoint());
+    auto result = script_result(std::move(replies->front()), connection.endpoint());
+    if (!result) {
+        return unexpected(std::move(result.error()));
+    }
+    return ScriptReplies{std::move(*result), {std::make_move_iterator(replies->begin() + 1),
+                                              std::make_move_iterator(replies->end())}};
+}
+
+Expected<Reply, CallFailure> run_script(Connection& connection, const Script& script,
+                                        const std::vector<std::string>& keys,
+                                        const std::vector<std::string>& args,
+                                        const CallOptions& options) {
+    auto replies = run_script_then(connection, script, keys, args, {}, options);
+    if (!replies) {
+        return unexpected(std::move(replies.error()));
+    }
+    return std::move(replies->result);
 }
 
 } // namespace redlockrun::redis

@@ -22,6 +22,19 @@ Expected<Reply, CallFailure> run_script(Connection& connection, const Script& sc
                                         const std::vector<std::string>& args,
                                         const CallOptions& options = {});
 
+// A script's result and the replies to the commands sent behind it.
+struct ScriptReplies {
+    Reply result;
+    std::vector<Reply> after;
+};
+
+// Runs the script with `after` (a WAIT, say) in the same write, behind it: no extra round trip.
+Expected<ScriptReplies, CallFailure> run_script_then(Connection& connection, const Script& script,
+                                                     const std::vector<std::string>& keys,
+                                                     const std::vector<std::string>& args,
+                                                     const std::vector<Command>& after,
+                                                     const CallOptions& options = {});
+
 // The EVALSHA command for the script, for callers that pipeline it behind other commands. An answer
 // of NOSCRIPT to it means: run_script() instead, which sends the script in full.
 Command evalsha_command(const Script& script, const std::vector<std::string>& keys,

@@ -112,6 +112,7 @@ TEST_CASE("cli: every option") {
     CHECK(fleet.options.min_hold == Millis{90000});
     CHECK(fleet.options.limit == 100);
     CHECK(parse({"-k", "job", "--limit=1", "true"}).options.limit == 1);
+    CHECK(parse({"-k", "job", "--replicas", "2", "true"}).options.replicas == 2);
 }
 
 TEST_CASE("cli: defaults") {
@@ -126,6 +127,7 @@ TEST_CASE("cli: defaults") {
     CHECK_FALSE(o.url.has_value());
     CHECK(o.min_hold == Millis{0});
     CHECK(o.limit == 1);
+    CHECK(o.replicas == 0);
 }
 
 TEST_CASE("cli: help and version win over everything else") {
@@ -179,6 +181,8 @@ TEST_CASE("cli: usage errors say what is wrong") {
               fmt::format("--limit: '{}' is not a number of holders from 1 to 100", limit));
     }
     CHECK(usage_error({"-k", "j", "--min-hold", "soon", "true"}).find("--min-hold: 'soon'") == 0);
+    CHECK(usage_error({"-k", "j", "--replicas", "101", "true"}) ==
+          "--replicas: '101' is not a number of replicas from 0 to 100");
     CHECK(usage_error({"-k", "j", "--status", "--limit", "2"}) ==
           "--status takes no --limit: it only reads the lock");
     CHECK(usage_error({"-k", "j", "--status", "--min-hold", "2s"}) ==
@@ -288,6 +292,7 @@ TEST_CASE("cli: what a config file may hold") {
                                             "tls-cert",
                                             "tls-key",
                                             "tls-server-name",
-                                            "connect-timeout"};
+                                            "connect-timeout",
+                                            "replicas"};
     CHECK(names == expected);
 }
