@@ -220,24 +220,28 @@ def _semaphore(figure: dict) -> list:
             "queue in arrival order. Loop: as in figure 3, N = "
             f"{contenders} contenders each loop M = {figure['iterations']} times over the "
             f"{figure['hold_us'] / 1000:g} ms critical section (total: median of "
-            f"{figure['repeats']} runs), and exclusive redlockrun beside it, measured the same way.",
+            f"{figure['repeats']} runs), and exclusive redlockrun beside it, measured the same "
+            "way.",
             "",
             "Gap: each holder's end frees a slot, and freed slots are taken in the order they were "
             "freed, each by the next holder to start. A slot's gap runs from the holder's command "
-            "ending to the next holder's command starting, and counts only if another contender was "
-            "already waiting when the slot was freed (its run started, its command not yet): a "
+            "ending to the next holder's command starting, and counts only if another contender "
+            "was already waiting when the slot was freed (its run started, its command not yet): a "
             "slot nobody wanted stood idle, which is not a handoff. For an exclusive lock this is "
-            "figure 3's gap, less the idle ones. Handoffs: the gaps counted. Peak holders: the "
-            f"most commands running at once, which must never exceed {limit} (1 for the exclusive "
-            "lock). Mean holders: commands running at once on average, from the first start to "
-            "the last end. Requests are counted in a separate run of the same loop, as in "
+            "figure 3's gap, less the idle ones. With two slots, two handoffs are often under "
+            "way at once and share the CPU, so the semaphore's gap can exceed the exclusive lock's "
+            "although the protocol's part is the same. Handoffs: the gaps counted. Peak holders: "
+            f"the most commands running at once, which must never exceed {limit} (1 for the "
+            "exclusive lock). Mean holders: commands running at once on average, from the first "
+            "start to the last end. Requests are counted in a separate run of the same loop, as in "
             "figure 4.", "",
             *_table(["tool", "total", "median gap", "p99 gap", "acquisitions", "handoffs",
                      "peak holders", "mean holders", "requests per acquisition",
                      "script commands per acquisition", "notes"], table),
             f"Burst: W waiters queue behind {limit} holders, which then let go; gaps as above. "
-            f"Requests per acquisition: every request of the holders and the waiters ÷ (W + {limit}), counted "
-            "in a second run of the same burst (figure 6 has exclusive redlockrun's).", "",
+            "Requests per acquisition: every request of the holders and the waiters "
+            f"÷ (W + {limit}), counted in a second run of the same burst (figure 6 has exclusive "
+            "redlockrun's).", "",
             *_table(["waiters", "median gap", "p99 gap", "drain", "acquisitions", "peak holders",
                      "requests per acquisition", "script commands per acquisition"], bursts)]
 
