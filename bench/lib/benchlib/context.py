@@ -44,7 +44,7 @@ class Settings:
                         idle_waiters=2, idle_window_s=0.5, idle_settle_s=0.2,
                         fairness_contenders=3, fairness_seconds=0.8,
                         scale_waiters=(3, 6), memory_runs=1,
-                        semaphore_limit=2, semaphore_contenders=4, semaphore_iterations=2,
+                        semaphore_limit=2, semaphore_contenders=6, semaphore_iterations=2,
                         semaphore_waiters=(4,), run_time_limit_s=20)
 
 
