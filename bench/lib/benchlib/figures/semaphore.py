@@ -1,4 +1,4 @@
-"""Figure 8: redlockrun as a counting semaphore (--limit N, N = 2 in a full run).
+"""Figure 8: redlockrun as a counting semaphore, `--limit N` (N = 2).
 
 - Loop: C contenders (8) each loop M times over the critical section, as in figure 3, with
   `--limit N`, and beside them plain redlockrun (exclusive) in the same repeats, the gaps of both
