@@ -118,10 +118,11 @@ int main(int argc, char** argv) {
         fail("REDIS_URL's host must be an IPv4 address");
     }
 
-    char owner[512], fence[512], wake[512];
+    char owner[512], fence[512], wake[512], queue[512];
     snprintf(owner, sizeof owner, "{%s}:redlockrun:owner", key);
     snprintf(fence, sizeof fence, "{%s}:redlockrun:fence", key);
     snprintf(wake, sizeof wake, "{%s}:redlockrun:wake", key);
+    snprintf(queue, sizeof queue, "{%s}:redlockrun:queue", key);
     unsigned char random_bytes[16];
     if (getrandom(random_bytes, sizeof random_bytes, 0) != (ssize_t)sizeof random_bytes) {
         fail("getrandom failed");
@@ -143,9 +144,11 @@ int main(int argc, char** argv) {
     }
 
     char request[4096], reply[4096];
-    const char* acquire[] = {"EVALSHA", acquire_sha, "4", key, owner, fence, wake, "0", token,
-                             "30000", "ms", names.nodename, pid};
-    round_trip(fd, request, encode(request, sizeof request, 13, acquire), reply, sizeof reply);
+    // As redlockrun's default run sends them: no --min-hold (0), exclusive (--limit 1), so no
+    // waiter id, and a place in the queue kept for 10 s, as a run that may wait has.
+    const char* acquire[] = {"EVALSHA", acquire_sha, "5", key, owner, fence, wake, queue, "0",
+                             token, "30000", "ms", names.nodename, pid, "0", "1", "", "10000"};
+    round_trip(fd, request, encode(request, sizeof request, 18, acquire), reply, sizeof reply);
     if (!starts_with(reply, "*4\r\n$7\r\ngranted\r\n")) {
         return reply[0] == '-' ? (fprintf(stderr, "protocol-floor: %s", reply), 70) : 75;
     }
@@ -157,8 +160,10 @@ int main(int argc, char** argv) {
         fail("cannot run the command");
     }
 
-    const char* release[] = {"EVALSHA", release_sha, "4", key, owner, fence, wake, "0", token};
-    round_trip(fd, request, encode(request, sizeof request, 9, release), reply, sizeof reply);
+    // The unit, the limit, and "the command ran".
+    const char* release[] = {"EVALSHA", release_sha, "5", key, owner, fence, wake, queue, "0",
+                             token, "ms", "1", "1"};
+    round_trip(fd, request, encode(request, sizeof request, 13, release), reply, sizeof reply);
     if (!starts_with(reply, "*1\r\n$8\r\nreleased\r\n")) {
         fail("the release was refused");
     }

@@ -1,5 +1,6 @@
 """What a run must show, whatever the machine's speed: every figure that ran has numbers for every
-tool that ran, and redlockrun never let two holders overlap nor failed a run. Never a timing
+tool that ran, and redlockrun never let two holders overlap (nor, with --limit N, more than N) nor
+failed a run. Never a timing
 threshold: the machines are shared and noisy, so speed is reported, not asserted."""
 import math
 
@@ -59,6 +60,17 @@ def _numbers(results: dict, tools: list) -> list:
     if "memory" in results:
         wanted += [("figure 7", results["memory"]["rows"].get(n, {}).get("peak_rss_mib"), n)
                    for n in names]
+    if "semaphore" in results:
+        figure = results["semaphore"]
+        for name, row in figure["rows"].items():
+            for key, what in (("total_s", "total time"), ("gap_median_ms", "gap"),
+                              ("requests_per_acquisition", "requests per acquisition")):
+                wanted.append(("figure 8", row.get(key), f"{name}'s {what}"))
+        for waiters, cell in figure["bursts"].items():
+            wanted.append(("figure 8", cell.get("gap_median_ms"),
+                           f"the gap with {waiters} waiters"))
+            wanted.append(("figure 8", cell.get("requests_per_acquisition"),
+                           f"requests per acquisition with {waiters} waiters"))
     return wanted
 
 
@@ -74,6 +86,28 @@ def _redlockrun_runs(results: dict) -> list:
     return runs
 
 
+def _semaphore_problems(figure) -> list:
+    """Figure 8's runs: never more holders at once than the limit, and no failed run."""
+    if not figure:
+        return []
+    runs = [(f"{name}, {figure['contenders']} contenders", row)
+            for name, row in figure["rows"].items()]
+    runs += [(f"{figure['semaphore']}, {waiters} waiters", cell)
+             for waiters, cell in figure["bursts"].items()]
+    found = []
+    for what, run in runs:
+        limit = run.get("limit", figure["limit"])
+        peak = max(run.get("peak_holders", 0), run.get("counted_peak_holders", 0))
+        over = run.get("over_limit", 0) + run.get("counted_over_limit", 0)
+        failures = run.get("failures", 0) + run.get("counted_failures", 0)
+        if peak > limit or over:
+            found.append(f"figure 8: {what}: {peak} holders at once, more than {limit} "
+                         f"({over} times)")
+        if failures:
+            found.append(f"figure 8: {what}: {failures} runs failed; see the error log")
+    return found
+
+
 def problems(results: dict, tools: list) -> list:
     found = [f"{figure}: no number for {what}"
              for figure, value, what in _numbers(results, tools) if not _is_number(value)]
@@ -85,6 +119,7 @@ def problems(results: dict, tools: list) -> list:
             found.append(f"redlockrun let two holders overlap ({overlaps} times)")
         if failures:
             found.append(f"redlockrun runs failed ({failures}); see the error log")
+    found += _semaphore_problems(results.get("semaphore"))
     # A failed run is quick: figure 1's medians would flatter whichever of these failed.
     for name in (REDLOCKRUN, FLOOR):
         failures = results.get("uncontended", {}).get("rows", {}).get(name, {}).get("failures", 0)

@@ -5,7 +5,7 @@ import os
 import time
 from pathlib import Path
 
-from .critical_section import CriticalSectionLog, handoffs
+from .critical_section import CriticalSectionLog, handoffs, slot_handoffs
 from .servers import MonitorRecording, wait_until
 from .spawn import run_contenders, stop_all
 
@@ -20,6 +20,14 @@ def _recording(bench, tool, count: bool):
     return contextlib.nullcontext()
 
 
+def _handoffs(tool, records: list, launches: dict) -> dict:
+    """An exclusive lock's handoffs (every gap between consecutive holders), or a semaphore's (the
+    gaps of slots that a waiter wanted; see slot_handoffs)."""
+    if tool.limit > 1:
+        return slot_handoffs(records, tool.limit, launches)
+    return handoffs(records)
+
+
 def _requests(monitor, acquisitions: int) -> dict:
     if monitor is None or not acquisitions:
         return {}
@@ -32,7 +40,8 @@ def _requests(monitor, acquisitions: int) -> dict:
 def looping(bench, tool, contenders: int, iterations: int = 0, seconds: float = 0.0,
             count: bool = False) -> dict:
     """`contenders` loops, each running `tool KEY critical-section` `iterations` times, or for
-    `seconds`. The critical section's log gives the handoffs and each contender's acquisitions."""
+    `seconds`. The critical section's log gives the handoffs and each contender's acquisitions;
+    `launches` says when each contender started each run."""
     key = bench.key(f"{tool.name}-{contenders}")
     log = CriticalSectionLog(bench.helper, bench.workdir / f"{key}.log", bench.settings.hold_us)
     until = time.monotonic() + seconds if seconds else 0.0
@@ -43,8 +52,8 @@ def looping(bench, tool, contenders: int, iterations: int = 0, seconds: float = 
     records = log.records()
     result = {"seconds": outcome["seconds"], "failures": len(outcome["failures"]),
               "timed_out": outcome["timed_out"], "records": records,
-              "until_ns": int(until * 1e9) if until else None}
-    result.update(handoffs(records))
+              "until_ns": int(until * 1e9) if until else None, "launches": outcome["launches"]}
+    result.update(_handoffs(tool, records, outcome["launches"]))
     result.update(_requests(monitor, len(records)))
     return result
 
@@ -63,7 +72,7 @@ def _blocked_flock_waiters(lock_file: Path) -> int:
 def _ready_probe(bench, tool, key: str, waiters: int, monitoring: bool):
     """A test of "all waiters are queued", so that the burst starts with every one of them waiting.
     None if the tool offers none; a fixed settle time is used then."""
-    if tool.name == "redlockrun":
+    if tool.server == "redis" and not tool.polls:  # redlockrun: waiters block in BLPOP
         return lambda: int(bench.redis.info_field("clients", "blocked_clients") or 0) >= waiters
     if tool.name == "flock(1)":
         lock_file = Path(tool.argv(key, [])[-1])  # flock's argument after the key
@@ -78,24 +87,27 @@ def _ready_probe(bench, tool, key: str, waiters: int, monitoring: bool):
 
 
 def burst(bench, tool, waiters: int, count: bool = False) -> dict:
-    """One holder holds the lock until every waiter is queued, then lets go: the W waiters take
-    it one after the other. W+1 acquisitions, W handoffs, none of them with a newcomer barging in."""
+    """One holder (or, for a semaphore of N, N holders) holds the lock until every waiter is queued,
+    then lets go: the W waiters take it one after the other (N at a time). W+N acquisitions, W
+    handoffs, none of them with a newcomer barging in."""
     key = bench.key(f"{tool.name}-burst-{waiters}")
     log = CriticalSectionLog(bench.helper, bench.workdir / f"{key}.log", bench.settings.hold_us)
     gate = Path(bench.workdir / f"{key}.gate")
-    hold_until_gate = ["sh", "-c", 'while [ ! -e "$1" ]; do sleep 0.01; done; shift; exec "$@"',
-                       "sh", str(gate), *log.command("holder")]
+    # Each holder leaves a file saying it holds the lock, then holds it until the gate is opened.
+    holders = [bench.workdir / f"{key}.holder-{holder}" for holder in range(tool.limit)]
+    hold_until_gate = 'touch "$1"; while [ ! -e "$2" ]; do sleep 0.01; done; shift 2; exec "$@"'
     limit = bench.settings.run_time_limit_s
-    processes = []
+    processes, launches = [], {}
     with _recording(bench, tool, count) as monitor:
         try:
             start = time.perf_counter()
-            processes.append(bench.launcher.start(tool.argv(key, hold_until_gate)))
-            if tool.server == "redis":
-                wait_until(lambda: bench.redis.command("EXISTS", key) == "1", limit)
-            else:
-                time.sleep(0.5)
+            for holder in holders:
+                processes.append(bench.launcher.start(tool.argv(key, [
+                    "sh", "-c", hold_until_gate, "sh", str(holder), str(gate),
+                    *log.command("holder")])))
+            wait_until(lambda: all(holder.exists() for holder in holders), limit)
             for waiter in range(waiters):
+                launches[waiter] = [time.monotonic_ns()]
                 processes.append(bench.launcher.start(tool.argv(key, log.command(waiter))))
             probe = _ready_probe(bench, tool, key, waiters, monitor is not None)
             if probe is None or not wait_until(probe, limit, 0.05):
@@ -112,6 +124,6 @@ def burst(bench, tool, waiters: int, count: bool = False) -> dict:
     result = {"setup_seconds": queued - start, "drain_seconds": done - queued,
               "timed_out": timed_out,
               "failures": sum(1 for p in processes if p.returncode not in (0, None))}
-    result.update(handoffs(records))
+    result.update(_handoffs(tool, records, launches))
     result.update(_requests(monitor, len(records)))
     return result

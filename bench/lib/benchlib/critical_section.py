@@ -1,5 +1,7 @@
 """The critical section every tool runs under contention (bench/helpers/critical_section.cpp), and
 what its log tells: who held the lock when, the handoff gaps, and whether two holders overlapped."""
+import bisect
+import collections
 from pathlib import Path
 
 from .build import compile_helper
@@ -46,3 +48,55 @@ def handoffs(records: list) -> dict:
             overlaps += 1
         gaps.append(gap_ns / 1e6)
     return {"gaps_ms": gaps, "overlaps": overlaps, "acquisitions": len(records)}
+
+
+def _waiting(launches: dict, records: list):
+    """A test of "some contender was waiting at time T": one of its runs had been started (launches:
+    label -> start times of its runs, CLOCK_MONOTONIC ns) and that run's command had not yet."""
+    starts = {}
+    for label, start, _ in records:
+        starts.setdefault(label, []).append(start)
+    for times in starts.values():
+        times.sort()
+    runs = {str(label): sorted(times) for label, times in launches.items()}
+
+    def waiting(at: int) -> bool:
+        for label, times in runs.items():
+            latest = bisect.bisect_right(times, at)
+            if not latest:
+                continue
+            started = starts.get(label, [])
+            first = bisect.bisect_left(started, times[latest - 1])
+            if first == len(started) or started[first] > at:
+                return True
+        return False
+    return waiting
+
+
+def slot_handoffs(records: list, limit: int, launches: dict) -> dict:
+    """Handoffs of a lock that `limit` holders may hold at once (1: exclusive). Each holder's end
+    frees a slot; freed slots are taken in the order they were freed, each by the next holder to
+    start. A slot's gap, in ms, runs from the end that freed it to the start that took it, and
+    counts only if some contender was already waiting at that end: otherwise the slot stood idle,
+    and its wait measures no handoff. Also the most holders seen at once and how often a holder
+    started with `limit` others already in, which only a broken lock allows."""
+    events = sorted([(end, 0) for _, _, end in records] +  # an end before a start at the same ns
+                    [(start, 1) for _, start, _ in records])
+    waiting = _waiting(launches, records)
+    freed = collections.deque()
+    gaps, holders, peak, over_limit = [], 0, 0, 0
+    for at, starts in events:
+        if not starts:
+            holders -= 1
+            freed.append((at, waiting(at)))
+            continue
+        holders += 1
+        peak = max(peak, holders)
+        if holders > limit:
+            over_limit += 1
+        if freed:
+            slot_freed, wanted = freed.popleft()
+            if wanted:
+                gaps.append((at - slot_freed) / 1e6)
+    return {"gaps_ms": gaps, "peak_holders": peak, "over_limit": over_limit,
+            "acquisitions": len(records)}

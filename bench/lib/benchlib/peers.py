@@ -4,6 +4,7 @@ Compiled tools (redlockrun, flock, etcdctl) are started directly, with the same 
 wrapper in bench/peers/ execs: a shell in front would add the same ~1 ms to each and hide the
 differences. The two hand-written Redis clients are scripts, so their wrappers are the tools.
 """
+import dataclasses
 import os
 import shutil
 import subprocess
@@ -23,6 +24,7 @@ class Tool:
     key_then_command: callable = None  # KEY, COMMAND -> the rest of the command line
     missing: str = ""  # why the tool cannot run here; "" if it can
     notes: list = field(default_factory=list)
+    limit: int = 1  # holders the lock lets in at once: 1, or N for redlockrun --limit N
 
     @property
     def available(self) -> bool:
@@ -30,6 +32,12 @@ class Tool:
 
     def argv(self, key: str, command: list) -> list:
         return [*self.command, *self.key_then_command(key, command)]
+
+
+def with_limit(tool: Tool, limit: int) -> Tool:
+    """redlockrun as a counting semaphore of `limit` holders, in a row of its own."""
+    return dataclasses.replace(tool, name=f"{tool.name} --limit {limit}",
+                               command=[*tool.command, "--limit", str(limit)], limit=limit)
 
 
 def _python_has_redis() -> bool:

@@ -189,6 +189,63 @@ def _memory(figure: dict) -> list:
             "", *_table(["tool", "peak RSS"], table)]
 
 
+def _semaphore(figure: dict) -> list:
+    limit, contenders = figure["limit"], figure["contenders"]
+    table = []
+    for name, row in figure["rows"].items():
+        within = row["peak_holders"] <= row["limit"] and not row["over_limit"]
+        peak = str(row["peak_holders"]) if within else \
+            f"**{row['peak_holders']}: more than {row['limit']} held {row['over_limit']} times**"
+        notes = []
+        if row["failures"] or row["counted_failures"]:
+            notes.append(f"{row['failures'] + row['counted_failures']} failed runs")
+        if row["timed_out"]:
+            notes.append("timed out")
+        table.append((name, f"{row['total_s']:.2f} s", _ms(row["gap_median_ms"]),
+                      _ms(row["gap_p99_ms"]), row["acquisitions"], row["gaps"], peak,
+                      _num(row["mean_holders"]), _num(row["requests_per_acquisition"]),
+                      _num(row["script_commands_per_acquisition"]), ", ".join(notes)))
+    bursts = []
+    for waiters, cell in figure["bursts"].items():
+        broken = cell["over_limit"] or cell["failures"] or cell["timed_out"]
+        bursts.append((waiters, _ms(cell["gap_median_ms"]), _ms(cell["gap_p99_ms"]),
+                       f"{cell['drain_s']:.2f} s", cell["acquisitions"],
+                       cell["peak_holders"] if not broken else
+                       f"**{cell['peak_holders']}: {cell['over_limit']} over the limit, "
+                       f"{cell['failures']} failures{', timed out' if cell['timed_out'] else ''}**",
+                       _num(cell["requests_per_acquisition"]),
+                       _num(cell["script_commands_per_acquisition"])))
+    return [f"## 8. Semaphore (`--limit {limit}`)", "",
+            f"`redlockrun --limit {limit}` lets up to {limit} runs hold the key at once; waiters "
+            "queue in arrival order. Loop: as in figure 3, N = "
+            f"{contenders} contenders each loop M = {figure['iterations']} times over the "
+            f"{figure['hold_us'] / 1000:g} ms critical section (total: median of "
+            f"{figure['repeats']} runs), and exclusive redlockrun beside it, measured the same "
+            "way.",
+            "",
+            "Gap: each holder's end frees a slot, and freed slots are taken in the order they were "
+            "freed, each by the next holder to start. A slot's gap runs from the holder's command "
+            "ending to the next holder's command starting, and counts only if another contender "
+            "was already waiting when the slot was freed (its run started, its command not yet): a "
+            "slot nobody wanted stood idle, which is not a handoff. For an exclusive lock this is "
+            "figure 3's gap, less the idle ones. With two slots, two handoffs are often under "
+            "way at once and share the CPU, so the semaphore's gap can exceed the exclusive lock's "
+            "although the protocol's part is the same. Handoffs: the gaps counted. Peak holders: "
+            f"the most commands running at once, which must never exceed {limit} (1 for the "
+            "exclusive lock). Mean holders: commands running at once on average, from the first "
+            "start to the last end. Requests are counted in a separate run of the same loop, as in "
+            "figure 4.", "",
+            *_table(["tool", "total", "median gap", "p99 gap", "acquisitions", "handoffs",
+                     "peak holders", "mean holders", "requests per acquisition",
+                     "script commands per acquisition", "notes"], table),
+            f"Burst: W waiters queue behind {limit} holders, which then let go; gaps as above. "
+            "Requests per acquisition: every request of the holders and the waiters "
+            f"÷ (W + {limit}), counted in a second run of the same burst (figure 6 has exclusive "
+            "redlockrun's).", "",
+            *_table(["waiters", "median gap", "p99 gap", "drain", "acquisitions", "peak holders",
+                     "requests per acquisition", "script commands per acquisition"], bursts)]
+
+
 def render(results: dict) -> str:
     lines = ["# redlockrun performance", ""]
     if results["smoke"]:
@@ -206,7 +263,7 @@ def render(results: dict) -> str:
                   ""]
     sections = {"uncontended": _uncontended, "round_trips": _round_trips,
                 "handoff": _handoff, "load": _load, "fairness": _fairness, "scale": _scale,
-                "memory": _memory}
+                "memory": _memory, "semaphore": _semaphore}
     for name, render_section in sections.items():
         if name in results:
             lines += render_section(results[name])

@@ -67,11 +67,13 @@ def run_contenders(launcher: Launcher, make_argv, contenders: int, iterations: i
                    until: float = 0.0, time_limit: float = 600.0) -> dict:
     """Runs `contenders` loops at once, each starting make_argv(contender) again and again: either
     `iterations` times, or until time.monotonic() passes `until`. Returns the wall time of the whole
-    thing and the exit statuses that were not 0.
+    thing, the exit statuses that were not 0, and when each contender started each of its runs
+    (CLOCK_MONOTONIC ns, the clock of the critical section's log).
 
     time_limit bounds a run whose tool hangs: the remaining contenders are then not restarted.
     """
     failures = []
+    launches = {contender: [] for contender in range(contenders)}
     lock = threading.Lock()
     give_up = time.monotonic() + time_limit
 
@@ -82,8 +84,10 @@ def run_contenders(launcher: Launcher, make_argv, contenders: int, iterations: i
                 return
             if until and time.monotonic() >= until:
                 return
+            argv = make_argv(contender)
+            launches[contender].append(time.monotonic_ns())
             try:
-                status = launcher.run(make_argv(contender),
+                status = launcher.run(argv,
                                       timeout=max(1.0, give_up - time.monotonic())).returncode
             except subprocess.TimeoutExpired:
                 status = "timeout"
@@ -99,4 +103,4 @@ def run_contenders(launcher: Launcher, make_argv, contenders: int, iterations: i
     for thread in threads:
         thread.join()
     return {"seconds": time.perf_counter() - start, "failures": failures,
-            "timed_out": time.monotonic() >= give_up}
+            "launches": launches, "timed_out": time.monotonic() >= give_up}

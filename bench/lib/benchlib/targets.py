@@ -26,6 +26,26 @@ def _fmt(value, unit="", digits=2):
     return "n/a" if value is None else f"{value:.{digits}f}{unit}"
 
 
+def _semaphore(figure) -> list:
+    """The targets of --limit 2, from figure 8: judged only where it ran at the sizes they name."""
+    figure = figure or {}
+    limited = figure.get("limit") == 2
+    at8 = _at(figure, "rows", figure.get("semaphore")) \
+        if limited and figure.get("contenders") == 8 else None
+    at200 = _at(figure, "bursts", "200") if limited else None
+    rows = []
+    for target, value in (("≤ 5 Redis requests per acquisition at N = 8",
+                           _at(at8, "requests_per_acquisition")),
+                          ("≤ 5 Redis requests per acquisition at N = 200",
+                           _at(at200, "requests_per_acquisition"))):
+        rows.append((f"`--limit 2`: {target}", _fmt(value),
+                     _verdict(None if value is None else value <= 5)))
+    gap = _at(at8, "gap_median_ms")
+    rows.append(("`--limit 2`: median handoff gap ≤ 2 ms at N = 8", _fmt(gap, " ms"),
+                 _verdict(None if gap is None else gap <= 2.0)))
+    return rows
+
+
 def judge(results: dict) -> list:
     """(target, what was measured, verdict) rows."""
     rows = []
@@ -81,6 +101,8 @@ def judge(results: dict) -> list:
     rss = _at(results, "memory", "rows", REDLOCKRUN, "peak_rss_mib")
     rows.append(("Peak RSS ≤ 4 MiB while the command runs", _fmt(rss, " MiB"),
                  _verdict(None if rss is None else rss <= 4.0)))
+
+    rows += _semaphore(results.get("semaphore"))
     if results.get("smoke"):
         # A smoke run's counts are far too small for a verdict: it only shows the figures work.
         rows = [(target, measured, "not judged (smoke)") for target, measured, _ in rows]
