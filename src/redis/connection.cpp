@@ -1,6 +1,7 @@
 #include "redis/connection.hpp"
 
 #include "redis/error_reply.hpp"
+#include "redis/redirect.hpp"
 
 #include <fmt/core.h>
 
@@ -126,6 +127,76 @@ bool Connection::read_available(CallFailure& failure) {
 
 Expected<std::vector<Reply>, CallFailure> Connection::call(const std::vector<Command>& commands,
                                                            const CallOptions& options) {
+    const SteadyTime started = steady_now();
+    const SteadyTime until =
+        earliest(started + settings_.connect_timeout + options.server_wait, options.not_after);
+    Millis pause{20};
+    for (int redirects = 0;; ++redirects) {
+        auto replies = call_here(commands, options);
+        if (!replies) {
+            return replies;
+        }
+        auto redirect = redirect_among(*replies);
+        if (redirect && redirect->kind == Redirect::Kind::ask && redirects < max_redirects) {
+            ++redirects;
+            replies = ask(redirected(settings_.endpoint, *redirect), commands, options);
+            if (!replies) {
+                return replies;
+            }
+            redirect = redirect_among(*replies); // the migration may have ended meanwhile
+        }
+        if (!redirect || redirects >= max_redirects) {
+            return replies; // an error the caller reports, naming the node and what it said
+        }
+        switch (redirect->kind) {
+        case Redirect::Kind::moved:
+        case Redirect::Kind::ask:
+            settings_.endpoint = redirected(settings_.endpoint, *redirect);
+            close();
+            break;
+        case Redirect::Kind::try_again: {
+            // A slot half migrated, or a cluster that cannot serve it just now: again shortly.
+            const Wakeup guarded{wakeup_ ? wakeup_->fd : -1,
+                                 [&] { return wakeup_->handle() && options.abandon_on_wakeup; }};
+            const SteadyTime resume = steady_now() + pause;
+            if (resume >= until) {
+                return replies;
+            }
+            if (wait_ready(-1, POLLIN, resume, wakeup_ ? &guarded : nullptr) ==
+                Readiness::abandoned) {
+                return unexpected(CallFailure{CallFailure::Kind::abandoned, "interrupted", {}});
+            }
+            pause = std::min(pause * 2, Millis{500});
+            break;
+        }
+        }
+    }
+}
+
+Expected<std::vector<Reply>, CallFailure> Connection::ask(const Endpoint& node,
+                                                          const std::vector<Command>& commands,
+                                                          const CallOptions& options) {
+    ConnectionSettings settings = settings_;
+    settings.endpoint = node;
+    Connection asked(std::move(settings), wakeup_);
+    std::vector<Command> with_asking;
+    for (const auto& command : commands) {
+        with_asking.push_back({"ASKING"});
+        with_asking.push_back(command);
+    }
+    auto replies = asked.call_here(with_asking, options);
+    if (!replies) {
+        return replies;
+    }
+    std::vector<Reply> answers;
+    for (size_t i = 1; i < replies->size(); i += 2) {
+        answers.push_back(std::move((*replies)[i]));
+    }
+    return answers;
+}
+
+Expected<std::vector<Reply>, CallFailure>
+Connection::call_here(const std::vector<Command>& commands, const CallOptions& options) {
     if (stream_ && peer_has_closed(stream_->fd())) {
         // Closed while idle: nothing of this call has gone out, so a new connection is all it
         // takes, and the request is sent once.

@@ -9,6 +9,12 @@
 // connection. Every lock script may run twice (lock_client.hpp says how each one reads a repeat).
 // A connection that never answered is not retried: a server that accepts connections and then
 // says nothing gets --connect-timeout once, not twice.
+//
+// On Redis Cluster, a request answered with -MOVED is sent again to the node named, which this
+// connection then keeps to; -ASK sends it once, with ASKING, on a connection of its own to the
+// node named; -TRYAGAIN and -CLUSTERDOWN send it again after a pause, while the request's time
+// lasts. Every command of a request names keys of one slot, so nothing of it ran where it was
+// redirected from. Redirects are capped, so that a misconfigured cluster cannot loop.
 #pragma once
 
 #include "exit_status.hpp"
@@ -64,7 +70,8 @@ public:
     Connection(ConnectionSettings settings, const Wakeup* wakeup);
 
     // Sends the commands in one write and returns their replies in order. Error replies are
-    // returned as replies; only the login's are failures. After a failure other than
+    // returned as replies (a redirect that could not be followed too); only the login's are
+    // failures. After a failure other than
     // login_refused (and an abandoned call that got all its replies) the connection is closed,
     // and the next call reconnects. A call on a connection that had worked, and broke, is made
     // once more on a new connection (see above).
@@ -76,9 +83,19 @@ public:
     unsigned resends() const { return resends_; }
 
     void close();
+    // The node this connection talks to: the URL's, or the one a -MOVED sent it to.
     const Endpoint& endpoint() const { return settings_.endpoint; }
 
+    static constexpr int max_redirects = 5;
+
 private:
+    // call() without the cluster's redirects.
+    Expected<std::vector<Reply>, CallFailure> call_here(const std::vector<Command>& commands,
+                                                        const CallOptions& options);
+    // The commands sent once to the node an -ASK names, each after ASKING.
+    Expected<std::vector<Reply>, CallFailure> ask(const Endpoint& node,
+                                                  const std::vector<Command>& commands,
+                                                  const CallOptions& options);
     // One try of call(), on the connection there is or on a new one.
     Expected<std::vector<Reply>, CallFailure> attempt(const std::vector<Command>& commands,
                                                       const CallOptions& options);
