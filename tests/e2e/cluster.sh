@@ -1,0 +1,257 @@
+#!/usr/bin/env bash
+# Redis Cluster: a URL may name any node. -MOVED (to the node that serves the key's slot) and -ASK
+# (a slot being migrated) are followed, -TRYAGAIN and -CLUSTERDOWN retried; waiters, holders and
+# releases carry on through a slot migration and a failover. 3 masters and 3 replicas, created with
+# redis-cli --cluster create, as operators do.
+. "$(dirname "$0")/lib.sh"
+
+NODES=(1 2 3 4 5 6)
+for node in "${NODES[@]}"; do
+    start_redis "NODE$node" --cluster-enabled yes --cluster-config-file "nodes-$node.conf" \
+        --cluster-node-timeout 2000 --repl-diskless-sync-delay 0
+done
+node_port() { local var="NODE${1}_PORT"; echo "${!var}"; }
+ncli() { local port=$1; shift; redis-cli -p "$port" "$@"; }
+
+addresses=()
+for node in "${NODES[@]}"; do
+    addresses+=("127.0.0.1:$(node_port "$node")")
+done
+if ! redis-cli --cluster create "${addresses[@]}" --cluster-replicas 1 --cluster-yes \
+    >"$WORK/cluster-create.log" 2>&1; then
+    echo "FATAL: redis-cli --cluster create failed:" >&2
+    tail -5 "$WORK/cluster-create.log" >&2
+    exit 1
+fi
+
+# Every node sees the cluster as ok, three masters and three replicas in sync with them.
+cluster_ok() {
+    local node port
+    for node in "${NODES[@]}"; do
+        port=$(node_port "$node")
+        ncli "$port" cluster info | tr -d '\r' | grep -q '^cluster_state:ok' || return 1
+        [ "$(ncli "$port" cluster nodes | awk '$3 !~ /fail/ && $3 ~ /slave/' | wc -l)" = 3 ] ||
+            return 1
+        [ "$(ncli "$port" cluster nodes | awk '$3 !~ /fail/ && $3 ~ /master/' | wc -l)" = 3 ] ||
+            return 1
+        if ncli "$port" role | head -1 | grep -q slave; then
+            ncli "$port" info replication | tr -d '\r' | grep -q '^master_link_status:up' || return 1
+        fi
+    done
+}
+for _ in $(seq 1 300); do
+    cluster_ok && break
+    sleep 0.1
+done
+cluster_ok || { echo "FATAL: the cluster did not come up" >&2; exit 1; }
+
+# The port of the master that serves KEY's slot.
+master_of() {
+    local slot line
+    slot=$(ncli "$(node_port 1)" cluster keyslot "$1")
+    ncli "$(node_port 1)" cluster nodes | while read -r line; do
+        set -- $line
+        [[ $3 == *master* ]] || continue
+        local range
+        for range in "${@:9}"; do
+            local low=${range%-*} high=${range#*-}
+            if [ "$slot" -ge "$low" ] && [ "$slot" -le "$high" ]; then
+                local address=${2%@*}
+                echo "${address##*:}"
+                return
+            fi
+        done
+    done
+}
+
+# The port of a replica of the master at PORT.
+replica_of() {
+    local id line
+    id=$(ncli "$1" cluster myid)
+    ncli "$1" cluster nodes | while read -r line; do
+        set -- $line
+        if [[ $3 == *slave* ]] && [ "$4" = "$id" ]; then
+            local address=${2%@*}
+            echo "${address##*:}"
+            return
+        fi
+    done
+}
+
+masters() {
+    ncli "$(node_port 1)" cluster nodes | awk '$3 ~ /master/ && $3 !~ /fail/ {split($2, a, "@"); n = split(a[1], b, ":"); print b[n]}'
+}
+
+# A key (jobN) whose slot lives on the master at PORT.
+key_on() {
+    local i
+    for i in $(seq 1 500); do
+        if [ "$(master_of "job$i")" = "$1" ]; then
+            echo "job$i"
+            return
+        fi
+    done
+}
+
+blocked_on() { [ "$(ncli "$1" info clients | tr -d '\r' | sed -n 's/^blocked_clients://p')" = "$2" ]; }
+served_by() { [ "$(master_of "$1")" = "$2" ]; }
+
+# Every test starts with empty masters (lib.sh's run_tests flushes only the default server).
+flush_cluster() {
+    local port
+    for port in $(masters); do
+        ncli "$port" flushall >/dev/null
+    done
+}
+
+test_a_key_on_each_master_through_every_node() {
+    flush_cluster
+    local master key node port
+    for master in $(masters); do
+        key=$(key_on "$master")
+        [ -n "$key" ] || { fail "no key found for master $master"; continue; }
+        for node in "${NODES[@]}"; do
+            port=$(node_port "$node")
+            run_rlr -u "redis://127.0.0.1:$port" -k "$key" -c "redis-cli -p $master exists $key"
+            expect_status 0 "$key through node $node"
+            expect_eq "$out" 1 "$key was locked on its master ($master), through node $node"
+            expect_eq "$(ncli "$master" exists "$key")" 0 "$key released through node $node"
+        done
+        run_rlr -u "redis://127.0.0.1:$(node_port 1)" -k "$key" --status
+        expect_status 0 "--status through a node that does not serve $key"
+        expect_contains "$out" "$key: free" "--status"
+    done
+}
+
+test_contenders_spread_over_the_nodes_keep_a_counter_exact() {
+    flush_cluster
+    echo 0 >"$WORK/counter"
+    local contender pids=() port
+    for contender in 1 2 3 4 5 6 7 8; do
+        port=$(node_port $(((contender - 1) % 6 + 1)))
+        (
+            for round in 1 2 3 4; do
+                "$REDLOCKRUN" -u "redis://127.0.0.1:$port" -k counted -c \
+                    "n=\$(cat '$WORK/counter'); sleep 0.02; echo \$((n + 1)) >'$WORK/counter'" ||
+                    exit 1
+            done
+        ) 2>>"$WORK/errors" &
+        pids+=($!)
+    done
+    for contender in "${pids[@]}"; do
+        wait "$contender" || fail "a contender failed: $(cat "$WORK/errors")"
+    done
+    expect_eq "$(cat "$WORK/counter")" 32 "the counter"
+}
+
+test_a_cross_slot_key_is_refused_clearly_and_changes_nothing() {
+    flush_cluster
+    # "a}b" has a '}' but no hash tag: its companions are in another slot.
+    run_rlr -u "redis://127.0.0.1:$(node_port 1)" -k 'a}b' -- touch "$WORK/ran"
+    expect_status 69
+    expect_contains "$err" "CROSSSLOT" "message"
+    [ -e "$WORK/ran" ] && fail "the command ran"
+    local port
+    for port in $(masters); do
+        expect_eq "$(ncli "$port" dbsize)" 0 "nothing written on $port"
+    done
+}
+
+# Moves KEY's slot from its master to another master, as redis-cli --cluster reshard does, with
+# pauses so that renewals and waiters meet every stage: MIGRATING/IMPORTING, the keys moved one at
+# a time, then the slot assigned.
+migrate_slot_of() {
+    local key=$1 source target slot source_id target_id port
+    source=$(master_of "$key")
+    target=$(masters | grep -v "^$source\$" | head -1)
+    slot=$(ncli "$source" cluster keyslot "$key")
+    source_id=$(ncli "$source" cluster myid)
+    target_id=$(ncli "$target" cluster myid)
+    ncli "$target" cluster setslot "$slot" importing "$source_id" >/dev/null
+    ncli "$source" cluster setslot "$slot" migrating "$target_id" >/dev/null
+    sleep 0.5
+    # The keys move together, as redis-cli --cluster reshard moves them (in batches): a lock's
+    # script needs all of them on one side.
+    local keys
+    keys=$(ncli "$source" cluster getkeysinslot "$slot" 100)
+    if [ -n "$keys" ]; then
+        ncli "$source" migrate 127.0.0.1 "$target" "" 0 5000 keys $keys >/dev/null
+    fi
+    sleep 0.5
+    for port in $(masters); do
+        ncli "$port" cluster setslot "$slot" node "$target_id" >/dev/null
+    done
+    echo "$target"
+}
+
+test_a_slot_migrated_while_a_holder_runs_and_waiters_wait() {
+    flush_cluster
+    local key=migrating
+    start_bg holder -u "redis://127.0.0.1:$(node_port 1)" -t 3s -k "$key" -c \
+        "echo holder start \$(date +%s%N) >>'$WORK/records'; sleep 4;
+         echo holder end \$(date +%s%N) >>'$WORK/records'"
+    wait_for "the holder" grep -q "holder start" "$WORK/records"
+    local waiter pids=()
+    for waiter in 1 2; do
+        start_bg "w$waiter" -u "redis://127.0.0.1:$(node_port $((waiter + 1)))" -t 3s -k "$key" -c \
+            "echo w$waiter start \$(date +%s%N) >>'$WORK/records'; sleep 0.3;
+             echo w$waiter end \$(date +%s%N) >>'$WORK/records'"
+        local name="w$waiter"
+        pids+=("${!name}")
+    done
+    sleep 0.5
+    local target
+    target=$(migrate_slot_of "$key")
+    exit_of "$holder" || fail "the holder exited with $? across the migration: $(cat "$WORK/holder.err")"
+    for waiter in "${pids[@]}"; do
+        exit_of "$waiter" || fail "a waiter exited with $?"
+    done
+    expect_eq "$(master_of "$key")" "$target" "the slot moved"
+    check_no_overlap
+}
+
+# The records "NAME start|end NS" of $WORK/records: no two sections overlap.
+check_no_overlap() {
+    /usr/bin/python3 - "$WORK/records" <<'EOF' || fail "sections overlapped (above)"
+import sys
+starts, sections = {}, []
+for name, what, ns in (line.split() for line in open(sys.argv[1])):
+    if what == "start":
+        starts[name] = int(ns)
+    else:
+        sections.append((starts.pop(name), int(ns), name))
+if starts:
+    print("sections that never ended:", sorted(starts))
+    sys.exit(1)
+sections.sort()
+bad = [(a[2], b[2]) for a, b in zip(sections, sections[1:]) if b[0] < a[1]]
+for a, b in bad:
+    print(f"{a} and {b} overlapped")
+sys.exit(1 if bad else 0)
+EOF
+}
+
+test_a_cluster_failover_while_a_holder_runs() {
+    flush_cluster
+    local key=failing master replica
+    master=$(master_of "$key")
+    replica=$(replica_of "$master")
+    [ -n "$replica" ] || { fail "no replica of $master"; return; }
+    start_bg holder -u "redis://127.0.0.1:$master" -t 2s -k "$key" -c \
+        "echo holder start \$(date +%s%N) >>'$WORK/records'; sleep 4;
+         echo holder end \$(date +%s%N) >>'$WORK/records'"
+    wait_for "the holder" grep -q "holder start" "$WORK/records"
+    start_bg waiter -u "redis://127.0.0.1:$master" -t 2s -k "$key" -c \
+        "echo waiter start \$(date +%s%N) >>'$WORK/records'; sleep 0.2;
+         echo waiter end \$(date +%s%N) >>'$WORK/records'"
+    wait_for "the waiter to block" blocked_on "$master" 1
+    ncli "$replica" cluster failover >/dev/null
+    wait_for "the replica to become master" served_by "$key" "$replica"
+    exit_of "$holder" || fail "the holder exited with $? across the failover: $(cat "$WORK/holder.err")"
+    exit_of "$waiter" || fail "the waiter exited with $?: $(cat "$WORK/waiter.err")"
+    check_no_overlap
+    # Let the old master rejoin as a replica before the next test looks for masters.
+    wait_for "the cluster to settle" cluster_ok
+}
+
+run_tests
