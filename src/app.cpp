@@ -50,8 +50,9 @@ int act(int argc, char** argv, const ConfigPlaces& places, Logger& log) {
     for (const auto& warning : settings->warnings) {
         log.notice("{}", warning);
     }
+    const auto format = options.json ? StatusFormat::json : StatusFormat::text;
     if (options.status) {
-        return show_status(options.key, *settings, log);
+        return show_status(options.key, format, *settings, log);
     }
     return run_locked(options, *settings, log);
 }

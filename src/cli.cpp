@@ -19,7 +19,7 @@ namespace {
 constexpr const char* summary = R"(Usage:
  redlockrun [options] -k <key> [--] <command> [<argument>...]
  redlockrun [options] -k <key> -c <command-string>
- redlockrun [options] -k <key> --status
+ redlockrun [options] -k <key> --status [--json]
 
 Run a command while holding a lock in Redis, so that it never runs twice at
 once, on any number of machines.)";
@@ -225,6 +225,7 @@ Declarations::Declarations() {
           &OptionText::config);
     flag("--status", "show who holds the lock and exit:\n0 if free, 75 if held",
          &OptionText::status);
+    flag("--json", "with --status: print a JSON object", &OptionText::json);
     flag("-q,--quiet", "no message when the lock is busy", &OptionText::quiet);
     flag("-v,--verbose",
          "report waiting, acquiring, renewing, releasing\nand forwarded signals, with timings",

@@ -32,6 +32,7 @@ struct OptionText {
     std::optional<Setting> connect_timeout;
     std::optional<Setting> config;
     bool status = false;
+    bool json = false;
     bool quiet = false;
     bool verbose = false;
     std::vector<std::string> command; // the words after the options

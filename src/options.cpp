@@ -93,6 +93,7 @@ Options to_options(const OptionText& text) {
         }
     }
     options.status = text.status;
+    options.json = text.json;
     if (text.quiet && text.verbose) {
         throw UsageError("-q and -v exclude each other");
     }
@@ -102,6 +103,9 @@ Options to_options(const OptionText& text) {
 }
 
 void validate(const Options& options) {
+    if (options.json && !options.status) {
+        throw UsageError("--json goes with --status only");
+    }
     if (options.key.empty()) {
         throw UsageError("a lock key is required: -k KEY");
     }

@@ -41,6 +41,7 @@ struct Options {
     std::vector<redis::FileConnection> config_files;
     Millis connect_timeout{5000};
     bool status = false;                     // --status
+    bool json = false;                       // --json
     Verbosity verbosity = Verbosity::normal; // -q / -v
 };
 
@@ -52,7 +53,7 @@ inline constexpr Millis min_ttl{100};
 Options to_options(const OptionText& text);
 
 // Throws UsageError for combinations that make no sense: no key, no command, both a command and
-// -c, a command with --status, -n with -w.
+// -c, a command with --status, -n with -w, --json without --status.
 void validate(const Options& options);
 
 } // namespace redlockrun
