@@ -20,6 +20,7 @@ constexpr const char* summary = R"(Usage:
  redlockrun [options] -k <key> [--] <command> [<argument>...]
  redlockrun [options] -k <key> -c <command-string>
  redlockrun [options] -k <key> --status [--json]
+ redlockrun [options] --list [<pattern>] [--json]
 
 Run a command while holding a lock in Redis, so that it never runs twice at
 once, on any number of machines.)";
@@ -68,6 +69,8 @@ private:
         }
         if (option.get_expected_min() > 0) {
             names += " " + option.get_type_name();
+        } else if (option.get_expected_max() > 0) {
+            names += " [" + option.get_type_name() + "]";
         }
         return names;
     }
@@ -128,6 +131,8 @@ struct Binding {
     const CLI::Option* option;
     std::optional<Setting> OptionText::*value;
     bool OptionText::*flag;
+    // For an option whose value may be left out: the value it then has.
+    const char* implied_value = nullptr;
 };
 
 // Every option, declared once.
@@ -145,6 +150,10 @@ public:
 private:
     CLI::Option* value(const char* names, const char* type, InConfigFile in_config_file,
                        const std::string& description, std::optional<Setting> OptionText::*field);
+    // An option whose value may be left out (then it is `implied`): given as "--name=value", or
+    // as the next word if that does not start with '-'.
+    void optional_value(const char* names, const char* type, const char* implied,
+                        const std::string& description, std::optional<Setting> OptionText::*field);
     void flag(const char* names, const char* description, bool OptionText::*field);
     // --help and --version win over whatever follows them, so they stop the parse where they
     // stand, as getopt_long's caller would: by throwing CLI11's own exception for each.
@@ -225,7 +234,12 @@ Declarations::Declarations() {
           &OptionText::config);
     flag("--status", "show who holds the lock and exit:\n0 if free, 75 if held",
          &OptionText::status);
-    flag("--json", "with --status: print a JSON object", &OptionText::json);
+    optional_value("--list", "<pattern>", "*",
+                   "list the locks whose keys match <pattern>\n(default: all) and exit: "
+                   "0 if none is\nheld, 75 if one is",
+                   &OptionText::list);
+    flag("--json", "with --status or --list: print a JSON\nobject per lock, one per line",
+         &OptionText::json);
     flag("-q,--quiet", "no message when the lock is busy", &OptionText::quiet);
     flag("-v,--verbose",
          "report waiting, acquiring, renewing, releasing\nand forwarded signals, with timings",
@@ -245,6 +259,19 @@ CLI::Option* Declarations::value(const char* names, const char* type, InConfigFi
                               ->configurable(in_config_file == InConfigFile::yes);
     bindings.push_back({option, field, nullptr});
     return option;
+}
+
+void Declarations::optional_value(const char* names, const char* type, const char* implied,
+                                  const std::string& description,
+                                  std::optional<Setting> OptionText::*field) {
+    CLI::Option* option = app.add_option(names)
+                              ->description(description)
+                              ->type_name(type)
+                              ->group(group_)
+                              ->expected(0, 1)
+                              ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
+                              ->configurable(false);
+    bindings.push_back({option, field, nullptr, implied});
 }
 
 void Declarations::flag(const char* names, const char* description, bool OptionText::*field) {
@@ -275,8 +302,12 @@ Declarations::collect(const std::function<std::string(const CLI::Option&)>& orig
             continue;
         }
         if (binding.value != nullptr) {
-            text.*binding.value =
-                Setting{unmarked(binding.option->as<std::string>()), origin_of(*binding.option)};
+            // Left out, the value is empty; "--name=" is marked, and stays an empty value.
+            std::string value = binding.option->as<std::string>();
+            if (value.empty() && binding.implied_value != nullptr) {
+                value = binding.implied_value;
+            }
+            text.*binding.value = Setting{unmarked(std::move(value)), origin_of(*binding.option)};
         } else if (binding.flag != nullptr) {
             text.*binding.flag = true;
         }

@@ -42,6 +42,7 @@ struct Options {
     Millis connect_timeout{5000};
     bool status = false;                     // --status
     bool json = false;                       // --json
+    std::optional<std::string> list_pattern; // --list
     Verbosity verbosity = Verbosity::normal; // -q / -v
 };
 
@@ -53,7 +54,8 @@ inline constexpr Millis min_ttl{100};
 Options to_options(const OptionText& text);
 
 // Throws UsageError for combinations that make no sense: no key, no command, both a command and
-// -c, a command with --status, -n with -w, --json without --status.
+// -c, a command with --status, -n with -w, --json without --status or --list, --list with a key,
+// a command or --status.
 void validate(const Options& options);
 
 } // namespace redlockrun
