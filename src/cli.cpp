@@ -96,14 +96,16 @@ private:
 
 // CLI11 reads "--name=" as "--name" with its value in the next word, where getopt_long gives it an
 // empty value. A NUL, which no argument can contain, is put after every word that ends in '=' so
-// that CLI11 sees a value there, and taken off every word and value it hands back.
+// that CLI11 sees a value there, and taken off every word and value it hands back. An empty word
+// is marked too: for an option whose value may be left out (--list), CLI11 gives an empty value
+// both when the value is left out and when it is an empty word.
 constexpr char empty_value_mark = '\0';
 
 std::vector<std::string> marked_words(int argc, const char* const* argv) {
     std::vector<std::string> words;
     for (int i = argc - 1; i > 0; --i) { // CLI11 takes them last first
         std::string& word = words.emplace_back(argv[i]);
-        if (word.ends_with('=')) {
+        if (word.empty() || word.ends_with('=')) {
             word.push_back(empty_value_mark);
         }
     }

@@ -245,6 +245,7 @@ TEST_CASE("cli: --list takes its pattern if one follows, and --json goes with it
     CHECK(usage_error({"--list", "--", "true"}) == "--list takes no command");
     CHECK(usage_error({"--list", "-c", "true"}) == "--list takes no command");
     CHECK(usage_error({"--list="}).starts_with("--list: an empty pattern matches no lock"));
+    CHECK(usage_error({"--list", ""}).starts_with("--list: an empty pattern matches no lock"));
     CHECK(usage_error({"--json=yes", "--list"}) == "--json takes no value");
 }
 
