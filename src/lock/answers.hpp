@@ -73,9 +73,10 @@ struct HolderRecord {
     std::string fence;
     std::optional<long long> acquired_ms;
     std::optional<long long> expires_ms;
-    std::optional<long long>
-        hold_until_ms;                 // --min-hold: kept until then, whatever the command does
-    std::optional<long long> ended_ms; // the command ended then; the lock is kept for min-hold
+    // --min-hold: the lock is kept until then, whatever the command does.
+    std::optional<long long> hold_until_ms;
+    // The command ended then, and the lock is kept for --min-hold.
+    std::optional<long long> ended_ms;
 };
 
 // The raw state of a lock, as the status script reads it; lock_state.cpp interprets it.
