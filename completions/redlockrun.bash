@@ -9,7 +9,7 @@ _redlockrun_options='-k --key -n --no-wait --nb -w --wait -t --ttl --no-renew
     --timestamp-unit --min-hold --limit -E --conflict-exit-code -c --command
     --on-lost --kill-after
     --lost-exit-code -u --url --password-file --tls-ca-file --tls-cert --tls-key
-    --tls-server-name --connect-timeout --replicas --config --status
+    --tls-server-name --connect-timeout --replicas --config --status --list --json
     -q --quiet -v --verbose -h --help -V --version'
 
 # Succeeds if the option (a long name, or a single short one) takes a value.
@@ -141,8 +141,12 @@ _redlockrun()
     for ((i = 1; i < rlr_cword; i++)); do
         word=${rlr_words[i]}
         if [[ $pending ]]; then
+            # --list's pattern may be left out: a word that starts with - is then an option.
+            if [[ $pending != --list || $word != -* ]]; then
+                pending=''
+                continue
+            fi
             pending=''
-            continue
         fi
         case $word in
             --)
@@ -150,6 +154,9 @@ _redlockrun()
                 return
                 ;;
             --*=*) ;;
+            --list)
+                pending=$word
+                ;;
             --?*)
                 _redlockrun_takes_value "$word" && pending=$word
                 ;;
@@ -163,7 +170,7 @@ _redlockrun()
         esac
     done
 
-    if [[ $pending ]]; then
+    if [[ $pending && ($pending != --list || $cur != -*) ]]; then
         _redlockrun_value "$pending" "$cur"
     elif [[ $cur == --*=* ]]; then
         _redlockrun_value "${cur%%=*}" "${cur#*=}"

@@ -15,6 +15,7 @@ set -g __redlockrun_value_options -k --key -w --wait -t --ttl --timestamp-unit \
 function __redlockrun_command_position
     set -l tokens (commandline -opc)
     set -l i 2
+    set -l pattern_next
     while test $i -le (count $tokens)
         set -l token $tokens[$i]
         if test "$token" = --
@@ -22,6 +23,14 @@ function __redlockrun_command_position
             return
         else if contains -- $token $__redlockrun_value_options
             set i (math $i + 1)
+        else if test "$token" = --list
+            # Its pattern may be left out: the next word is the pattern unless it starts with -.
+            set -l next (math $i + 1)
+            if test $next -gt (count $tokens)
+                set pattern_next 1
+            else if not string match -q -- '-*' $tokens[$next]
+                set i $next
+            end
         else if string match -qr -- '^-[nqvhV]*[kwtEcu]$' $token
             # A cluster of short options whose last one waits for its value.
             set i (math $i + 1)
@@ -31,8 +40,9 @@ function __redlockrun_command_position
         end
         set i (math $i + 1)
     end
-    # The cursor is on a new word, unless that word is the value of an option.
+    # The cursor is on a new word, unless that word is the value of an option, or --list's pattern.
     if test $i -eq (math (count $tokens) + 1)
+        and test -z "$pattern_next"
         and not string match -q -- '-*' (commandline -ct)
         echo $i
     end
@@ -96,6 +106,8 @@ complete -c redlockrun -n __redlockrun_in_options -l replicas -x -d 'After every
 # Other
 complete -c redlockrun -n __redlockrun_in_options -l config -r -F -d 'Read settings from a file instead of the config files'
 complete -c redlockrun -n __redlockrun_in_options -l status -d 'Show who holds the lock and exit'
+complete -c redlockrun -n __redlockrun_in_options -l list -d 'List the locks whose keys match a pattern, and exit'
+complete -c redlockrun -n __redlockrun_in_options -l json -d 'With --status or --list: print JSON'
 complete -c redlockrun -n __redlockrun_in_options -s q -l quiet -d 'No message when the lock is busy'
 complete -c redlockrun -n __redlockrun_in_options -s v -l verbose -d 'Report waiting, acquiring and releasing'
 complete -c redlockrun -n __redlockrun_in_options -s h -l help -d 'Display help'

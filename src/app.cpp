@@ -4,6 +4,7 @@
 #include "configuration.hpp"
 #include "fatal.hpp"
 #include "hide_password.hpp"
+#include "lock_listing.hpp"
 #include "log.hpp"
 #include "redis/settings.hpp"
 #include "run/standard_fds.hpp"
@@ -50,8 +51,12 @@ int act(int argc, char** argv, const ConfigPlaces& places, Logger& log) {
     for (const auto& warning : settings->warnings) {
         log.notice("{}", warning);
     }
+    const auto format = options.json ? StatusFormat::json : StatusFormat::text;
+    if (options.list_pattern) {
+        return list_locks(*options.list_pattern, format, *settings);
+    }
     if (options.status) {
-        return show_status(options.key, *settings, log);
+        return show_status(options.key, format, *settings, log);
     }
     return run_locked(options, *settings, log);
 }

@@ -20,7 +20,8 @@ namespace {
 constexpr const char* summary = R"(Usage:
  redlockrun [options] -k <key> [--] <command> [<argument>...]
  redlockrun [options] -k <key> -c <command-string>
- redlockrun [options] -k <key> --status
+ redlockrun [options] -k <key> --status [--json]
+ redlockrun [options] --list [<pattern>] [--json]
 
 Run a command while holding a lock in Redis, so that it never runs twice at
 once, on any number of machines.)";
@@ -69,6 +70,8 @@ private:
         }
         if (option.get_expected_min() > 0) {
             names += " " + option.get_type_name();
+        } else if (option.get_expected_max() > 0) {
+            names += " [" + option.get_type_name() + "]";
         }
         return names;
     }
@@ -94,14 +97,16 @@ private:
 
 // CLI11 reads "--name=" as "--name" with its value in the next word, where getopt_long gives it an
 // empty value. A NUL, which no argument can contain, is put after every word that ends in '=' so
-// that CLI11 sees a value there, and taken off every word and value it hands back.
+// that CLI11 sees a value there, and taken off every word and value it hands back. An empty word
+// is marked too: for an option whose value may be left out (--list), CLI11 gives an empty value
+// both when the value is left out and when it is an empty word.
 constexpr char empty_value_mark = '\0';
 
 std::vector<std::string> marked_words(int argc, const char* const* argv) {
     std::vector<std::string> words;
     for (int i = argc - 1; i > 0; --i) { // CLI11 takes them last first
         std::string& word = words.emplace_back(argv[i]);
-        if (word.ends_with('=')) {
+        if (word.empty() || word.ends_with('=')) {
             word.push_back(empty_value_mark);
         }
     }
@@ -129,6 +134,8 @@ struct Binding {
     const CLI::Option* option;
     std::optional<Setting> OptionText::*value;
     bool OptionText::*flag;
+    // For an option whose value may be left out: the value it then has.
+    const char* implied_value = nullptr;
 };
 
 // Every option, declared once.
@@ -146,6 +153,10 @@ public:
 private:
     CLI::Option* value(const char* names, const char* type, InConfigFile in_config_file,
                        const std::string& description, std::optional<Setting> OptionText::*field);
+    // An option whose value may be left out (then it is `implied`): given as "--name=value", or
+    // as the next word if that does not start with '-'.
+    void optional_value(const char* names, const char* type, const char* implied,
+                        const std::string& description, std::optional<Setting> OptionText::*field);
     void flag(const char* names, const char* description, bool OptionText::*field);
     // --help and --version win over whatever follows them, so they stop the parse where they
     // stand, as getopt_long's caller would: by throwing CLI11's own exception for each.
@@ -238,6 +249,12 @@ Declarations::Declarations() {
           &OptionText::config);
     flag("--status", "show who holds the lock and exit:\n0 if free, 75 if held",
          &OptionText::status);
+    optional_value("--list", "<pattern>", "*",
+                   "list the locks whose keys match <pattern>\n(default: all) and exit: "
+                   "0 if none is\nheld, 75 if one is",
+                   &OptionText::list);
+    flag("--json", "with --status or --list: print a JSON\nobject per lock, one per line",
+         &OptionText::json);
     flag("-q,--quiet", "no message when the lock is busy", &OptionText::quiet);
     flag("-v,--verbose",
          "report waiting, acquiring, renewing, releasing\nand forwarded signals, with timings",
@@ -257,6 +274,19 @@ CLI::Option* Declarations::value(const char* names, const char* type, InConfigFi
                               ->configurable(in_config_file == InConfigFile::yes);
     bindings.push_back({option, field, nullptr});
     return option;
+}
+
+void Declarations::optional_value(const char* names, const char* type, const char* implied,
+                                  const std::string& description,
+                                  std::optional<Setting> OptionText::*field) {
+    CLI::Option* option = app.add_option(names)
+                              ->description(description)
+                              ->type_name(type)
+                              ->group(group_)
+                              ->expected(0, 1)
+                              ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
+                              ->configurable(false);
+    bindings.push_back({option, field, nullptr, implied});
 }
 
 void Declarations::flag(const char* names, const char* description, bool OptionText::*field) {
@@ -287,8 +317,12 @@ Declarations::collect(const std::function<std::string(const CLI::Option&)>& orig
             continue;
         }
         if (binding.value != nullptr) {
-            text.*binding.value =
-                Setting{unmarked(binding.option->as<std::string>()), origin_of(*binding.option)};
+            // Left out, the value is empty; "--name=" is marked, and stays an empty value.
+            std::string value = binding.option->as<std::string>();
+            if (value.empty() && binding.implied_value != nullptr) {
+                value = binding.implied_value;
+            }
+            text.*binding.value = Setting{unmarked(std::move(value)), origin_of(*binding.option)};
         } else if (binding.flag != nullptr) {
             text.*binding.flag = true;
         }

@@ -35,6 +35,8 @@ struct OptionText {
     std::optional<Setting> replicas;
     std::optional<Setting> config;
     bool status = false;
+    bool json = false;
+    std::optional<Setting> list; // "*" when --list is given without a pattern
     bool quiet = false;
     bool verbose = false;
     std::vector<std::string> command; // the words after the options

@@ -115,6 +115,15 @@ Options to_options(const OptionText& text) {
         options.replicas = count_option(*text.replicas, 0, max_replicas, "replicas");
     }
     options.status = text.status;
+    options.json = text.json;
+    if (text.list) {
+        if (text.list->value.empty()) {
+            throw UsageError(fmt::format(
+                "{}: an empty pattern matches no lock (without one, every lock is listed)",
+                text.list->origin));
+        }
+        options.list_pattern = text.list->value;
+    }
     if (text.quiet && text.verbose) {
         throw UsageError("-q and -v exclude each other");
     }
@@ -124,6 +133,26 @@ Options to_options(const OptionText& text) {
 }
 
 void validate(const Options& options) {
+    if (options.json && !options.status && !options.list_pattern) {
+        throw UsageError("--json goes with --status or --list only");
+    }
+    if (options.list_pattern) {
+        // --list finds the keys itself, runs nothing, and is a status of many locks, not of one.
+        if (!options.key.empty()) {
+            throw UsageError("--list and -k exclude each other: --list finds the locks itself");
+        }
+        if (options.status) {
+            throw UsageError("--list and --status exclude each other");
+        }
+        if (!options.command.empty() || options.shell_command) {
+            throw UsageError("--list takes no command");
+        }
+        if (options.limit != 1 || options.min_hold.count() > 0) {
+            throw UsageError(fmt::format("--list takes no {}: it only reads the locks",
+                                         options.limit != 1 ? "--limit" : "--min-hold"));
+        }
+        return;
+    }
     if (options.key.empty()) {
         throw UsageError("a lock key is required: -k KEY");
     }

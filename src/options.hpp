@@ -44,6 +44,8 @@ struct Options {
     Millis connect_timeout{5000};
     int replicas = 0; // --replicas: WAIT for this many after every grant and renewal
     bool status = false;                     // --status
+    bool json = false;                       // --json
+    std::optional<std::string> list_pattern; // --list
     Verbosity verbosity = Verbosity::normal; // -q / -v
 };
 
@@ -58,7 +60,8 @@ inline constexpr int max_replicas = 100;
 Options to_options(const OptionText& text);
 
 // Throws UsageError for combinations that make no sense: no key, no command, both a command and
-// -c, a command with --status, -n with -w, --limit or --min-hold with --status.
+// -c, a command with --status, -n with -w, --limit or --min-hold with --status, --json without
+// --status or --list, --list with a key, a command or --status.
 void validate(const Options& options);
 
 } // namespace redlockrun

@@ -3,64 +3,101 @@
 #include "fatal.hpp"
 #include "lock/keys.hpp"
 #include "lock/lock_client.hpp"
-#include "lock/timestamp.hpp"
 #include "printable.hpp"
+#include "status_json.hpp"
 
 #include <fmt/core.h>
 
-#include <charconv>
 #include <cstdio>
 
 namespace redlockrun {
 
 namespace {
 
-std::string fence_note(const std::string& fence) {
-    return fence.empty() ? "" : fmt::format(", fence {}", fence);
+std::string for_another(std::optional<long long> remaining_ms) {
+    return remaining_ms ? fmt::format(" for another {}", format_duration(Millis{*remaining_ms}))
+                        : std::string{};
+}
+
+// "web1 pid 4242 for another 12s, fence 17, acquired 3s ago", or with --min-hold after the
+// command: "web1 pid 4242 after its command ended 5s ago, for another 55s, ..."
+std::string describe_holder(const HolderState& holder, long long now_ms) {
+    std::string text = lock::describe(holder.holder);
+    if (holder.ended_ms) {
+        text += fmt::format(" after its command ended {} ago,",
+                            format_duration(Millis{ms_between(now_ms, *holder.ended_ms)}));
+    }
+    text += for_another(holder.remaining_ms);
+    if (!holder.fence.empty()) {
+        text += fmt::format(", fence {}", holder.fence);
+    }
+    if (holder.acquired_ms) {
+        text += fmt::format(", acquired {} ago",
+                            format_duration(Millis{ms_between(now_ms, *holder.acquired_ms)}));
+    }
+    return text;
+}
+
+std::string held_line(const LockState& state) {
+    const auto& holders = state.holders;
+    if (!holders.empty() && holders.front().classic) {
+        return fmt::format("{}: held by a client of the classic algorithm{} (timestamp {} {})",
+                           state.key, for_another(state.remaining_ms), *state.value,
+                           lock::unit_name(state.timestamp->unit));
+    }
+    if (!state.semaphore && !holders.empty()) {
+        return fmt::format("{}: held by {}", state.key,
+                           describe_holder(holders.front(), state.now_ms));
+    }
+    std::string line = fmt::format("{}: held by {} of {} holders", state.key, holders.size(),
+                                   state.limit.value_or(1));
+    if (holders.empty()) {
+        return line + for_another(state.remaining_ms);
+    }
+    const char* separator = ": ";
+    for (const auto& holder : holders) {
+        line += separator + describe_holder(holder, state.now_ms);
+        separator = "; ";
+    }
+    return line;
 }
 
 } // namespace
 
-StatusReport describe_status(const std::string& key, const lock::StatusSnapshot& snapshot) {
-    if (snapshot.type == "none") {
-        return {0, snapshot.last_fence.empty()
-                       ? fmt::format("{}: free", key)
-                       : fmt::format("{}: free (last fence {})", key, snapshot.last_fence)};
+std::string status_line(const LockState& state) {
+    switch (state.condition) {
+    case LockCondition::free:
+        if (state.timestamp) {
+            return fmt::format(
+                "{}: free (the timestamp {} {} expired {} ago)", state.key, *state.value,
+                lock::unit_name(state.timestamp->unit),
+                format_duration(Millis{ms_between(state.now_ms, state.timestamp->expiry_ms)}));
+        }
+        return state.last_fence.empty()
+                   ? fmt::format("{}: free", state.key)
+                   : fmt::format("{}: free (last fence {})", state.key, state.last_fence);
+    case LockCondition::held:
+    case LockCondition::held_after_command:
+        return held_line(state);
+    case LockCondition::foreign:
+        return state.redis_type == "string"
+                   ? fmt::format("{}: not a lock (a value that is not a Unix timestamp)", state.key)
+                   : fmt::format("{}: not a lock (a {})", state.key, state.redis_type);
     }
-    auto timestamp = snapshot.type == "string" ? lock::parse_timestamp(snapshot.value)
-                                               : std::optional<lock::Timestamp>{};
-    if (!timestamp) {
-        return {to_int(ExitStatus::foreign_value),
-                lock::describe_foreign(key, lock::Foreign{snapshot.type})};
-    }
-    const Millis left{timestamp->expiry_ms - snapshot.now_ms};
-    const auto unit = lock::unit_name(timestamp->unit);
-    if (left.count() <= 0) {
-        return {0, fmt::format("{}: free (the timestamp {} {} expired {} ago)", key, snapshot.value,
-                               unit, format_duration(-left))};
-    }
-    if (snapshot.owner_value != snapshot.value) {
-        return {to_int(ExitStatus::not_acquired),
-                fmt::format("{}: held by a client of the classic algorithm for another {} "
-                            "(timestamp {} {})",
-                            key, format_duration(left), snapshot.value, unit)};
-    }
-    std::string since;
-    long long acquired_ms = 0;
-    const auto& acquired = snapshot.acquired_ms;
-    if (auto [end, error] =
-            std::from_chars(acquired.data(), acquired.data() + acquired.size(), acquired_ms);
-        !acquired.empty() && error == std::errc{} && end == acquired.data() + acquired.size()) {
-        since = fmt::format(", acquired {} ago",
-                            format_duration(Millis{snapshot.now_ms - acquired_ms}));
-    }
-    return {to_int(ExitStatus::not_acquired),
-            fmt::format("{}: held by {} for another {}{}{}", key, lock::describe(snapshot.holder),
-                        format_duration(left), fence_note(snapshot.fence), since)};
+    return state.key;
 }
 
-int show_status(const std::string& key, const redis::ConnectionSettings& settings,
-                const Logger& log) {
+StatusReport describe_status(const std::string& key, const lock::StatusSnapshot& snapshot) {
+    const LockState state = interpret_status(key, snapshot);
+    if (state.condition == LockCondition::foreign) {
+        return {exit_status_of(state),
+                lock::describe_foreign(key, lock::Foreign{state.redis_type})};
+    }
+    return {exit_status_of(state), status_line(state)};
+}
+
+int show_status(const std::string& key, StatusFormat format,
+                const redis::ConnectionSettings& settings, const Logger& log) {
     auto keys = lock::lock_keys(key);
     if (!keys) {
         throw Fatal(ExitStatus::usage, keys.error());
@@ -71,14 +108,17 @@ int show_status(const std::string& key, const redis::ConnectionSettings& setting
     if (!snapshot) {
         throw Fatal(redis::exit_status_of(snapshot.error()), snapshot.error().message);
     }
-    StatusReport report = describe_status(key, *snapshot);
-    if (report.exit_status == to_int(ExitStatus::foreign_value)) {
-        log.error("{}", report.line);
-    } else {
-        std::fputs((printable(report.line) + "\n").c_str(), stdout);
-        std::fflush(stdout);
+    const LockState state = interpret_status(key, *snapshot);
+    if (format == StatusFormat::json) {
+        std::fputs((status_json(state) + "\n").c_str(), stdout);
+    } else if (state.condition != LockCondition::foreign) {
+        std::fputs((printable(status_line(state)) + "\n").c_str(), stdout);
     }
-    return report.exit_status;
+    std::fflush(stdout);
+    if (state.condition == LockCondition::foreign) {
+        log.error("{}", lock::describe_foreign(key, lock::Foreign{state.redis_type}));
+    }
+    return exit_status_of(state);
 }
 
 } // namespace redlockrun

@@ -19,6 +19,7 @@ public:
     bool has(size_t count) const {
         return reply_.kind == Reply::Kind::array && reply_.elements.size() >= count;
     }
+    size_t size() const { return reply_.kind == Reply::Kind::array ? reply_.elements.size() : 0; }
     std::string text(size_t i) const {
         const Reply* element = reply_.at(i);
         if (element == nullptr) {
@@ -41,14 +42,14 @@ private:
     const Reply& reply_;
 };
 
-// A whole decimal number, as the scripts write one.
-std::optional<long long> decimal(const std::string& text) {
-    long long value = 0;
-    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+// A decimal integer written by a script; none for '' (not there) or anything else.
+std::optional<long long> optional_number(const std::string& text) {
+    long long number = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
     if (text.empty() || error != std::errc{} || end != text.data() + text.size()) {
         return std::nullopt;
     }
-    return value;
+    return number;
 }
 
 std::string unexpected_reply(const char* script, const Reply& reply) {
@@ -98,7 +99,8 @@ Expected<AcquireAnswer, std::string> decode_acquire(const Reply& reply) {
             busy.recheck = busy.remaining;
             if (fields.has(8)) {
                 const std::string limit_text = fields.text(5);
-                auto limit = limit_text.empty() ? std::optional<long long>{0} : decimal(limit_text);
+                auto limit =
+                    limit_text.empty() ? std::optional<long long>{0} : optional_number(limit_text);
                 auto holders = fields.number(6);
                 auto recheck = fields.number(7);
                 if (!limit || !holders || !recheck || *limit == 1 || *limit < 0 ||
@@ -112,7 +114,7 @@ Expected<AcquireAnswer, std::string> decode_acquire(const Reply& reply) {
             return AcquireAnswer{busy};
         }
     } else if (verdict == "mismatch" && fields.has(2)) {
-        if (auto held = decimal(fields.text(1)); held && *held > 1) {
+        if (auto held = optional_number(fields.text(1)); held && *held > 1) {
             return AcquireAnswer{LimitMismatch{fields.text(1)}};
         }
     } else if (verdict == "foreign" && fields.has(2)) {
@@ -157,19 +159,30 @@ Expected<ReleaseAnswer, std::string> decode_release(const Reply& reply) {
 }
 
 Expected<StatusSnapshot, std::string> decode_status(const Reply& reply) {
+    // {now_ms, type, value, owner value, last fence, limit, n, then 7 fields per holder}
+    constexpr size_t header = 7;
+    constexpr size_t per_holder = 7;
     Fields fields(reply);
-    auto now = fields.number(0);
-    if (!fields.has(9) || !now) {
+    const auto now = fields.number(0);
+    const auto count = fields.number(header - 1);
+    const std::string limit_text = fields.text(5);
+    const auto limit = optional_number(limit_text);
+    if (!fields.has(header) || !now || !count || *count < 0 ||
+        static_cast<size_t>(*count) != (fields.size() - header) / per_holder ||
+        (fields.size() - header) % per_holder != 0 ||
+        (!limit_text.empty() && (!limit || *limit < 1))) {
         return unexpected(unexpected_reply("status", reply));
     }
-    return StatusSnapshot{*now,
-                          fields.text(1),
-                          fields.text(2),
-                          fields.text(3),
-                          Holder{fields.text(4), fields.text(5)},
-                          fields.text(6),
-                          fields.text(7),
-                          fields.text(8)};
+    StatusSnapshot snapshot{
+        *now, fields.text(1), fields.text(2), fields.text(3), fields.text(4), limit, {}};
+    for (size_t i = header; i < header + static_cast<size_t>(*count) * per_holder;
+         i += per_holder) {
+        snapshot.holders.push_back(
+            HolderRecord{Holder{fields.text(i), fields.text(i + 1)}, fields.text(i + 2),
+                         optional_number(fields.text(i + 3)), optional_number(fields.text(i + 4)),
+                         optional_number(fields.text(i + 5)), optional_number(fields.text(i + 6))});
+    }
+    return snapshot;
 }
 
 std::string describe(const Holder& holder) {

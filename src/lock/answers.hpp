@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 namespace redlockrun::lock {
 
@@ -80,16 +81,31 @@ using AcquireAnswer = std::variant<Granted, Busy, Foreign, FencesExhausted, Limi
 using RenewAnswer = std::variant<Renewed, Lost>;
 using ReleaseAnswer = std::variant<Released, Lost>;
 
-// The raw state of a lock, as the status script reads it; status_report.cpp interprets it.
+// One holder as the owner record describes it (the status script). Times are Unix times in ms by
+// the server's clock; none where the record does not say.
+struct HolderRecord {
+    Holder holder;
+    std::string fence;
+    std::optional<long long> acquired_ms;
+    std::optional<long long> expires_ms;
+    // --min-hold: the lock is kept until then, whatever the command does.
+    std::optional<long long> hold_until_ms;
+    // The command ended then, and the lock is kept for --min-hold.
+    std::optional<long long> ended_ms;
+};
+
+// The raw state of a lock, as the status script reads it; lock_state.cpp interprets it.
 struct StatusSnapshot {
     long long now_ms = 0;
     std::string type; // "none", "string", ...
     std::string value;
     std::string owner_value; // the value the owner record says redlockrun wrote
-    Holder holder;
-    std::string fence;
-    std::string acquired_ms;
-    std::string last_fence; // the fence counter
+    std::string last_fence;  // the fence counter
+    // A semaphore's N (--limit); none for an exclusive lock.
+    std::optional<long long> limit;
+    // The owner record's holders, in no particular order: one for an exclusive lock, the live ones
+    // of a semaphore. They hold the key only if owner_value is its value.
+    std::vector<HolderRecord> holders;
 };
 
 // Each fails with a description of the unexpected reply.

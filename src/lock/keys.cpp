@@ -29,4 +29,64 @@ Expected<LockKeys, std::string> lock_keys(const std::string& key) {
                     prefix + ":redlockrun:wake", prefix + ":redlockrun:queue"};
 }
 
+namespace {
+
+// What follows C in the names of the companions.
+constexpr std::string_view companion_suffixes[] = {":redlockrun:owner", ":redlockrun:fence",
+                                                   ":redlockrun:wake", ":redlockrun:queue"};
+// A semaphore's waiters each have a wake-up list, C:redlockrun:wake:ID.
+constexpr std::string_view waiter_wake_infix = ":redlockrun:wake:";
+
+// C, the part of `name` before a companion's suffix; empty if `name` is no companion's.
+std::string_view companion_prefix(std::string_view name) {
+    for (const auto suffix : companion_suffixes) {
+        if (name.ends_with(suffix)) {
+            return name.substr(0, name.size() - suffix.size());
+        }
+    }
+    // A waiter's ID is redlockrun's own and never holds the infix, but the key before it may
+    // (redlockrun:wake:{x} is a key): the last one is the one that ends C.
+    const auto infix = name.rfind(waiter_wake_infix);
+    if (infix != std::string_view::npos && infix + waiter_wake_infix.size() < name.size()) {
+        return name.substr(0, infix);
+    }
+    return {};
+}
+
+// The key that names its companions with `prefix`, if `candidate` is one.
+bool names_with(std::string_view candidate, std::string_view prefix) {
+    if (candidate.empty()) {
+        return false;
+    }
+    const auto keys = lock_keys(std::string(candidate));
+    return keys && keys->owner.size() == prefix.size() + companion_suffixes[0].size() &&
+           std::string_view(keys->owner).starts_with(prefix);
+}
+
+} // namespace
+
+std::optional<std::string> lock_key_of(std::string_view name) {
+    const std::string_view prefix = companion_prefix(name);
+    if (prefix.size() < 2 || prefix.front() != '{') {
+        return std::nullopt;
+    }
+    // {T}:K, for a key K whose hash tag is T.
+    const std::string_view tag = hash_tag(prefix);
+    const size_t after_tag = tag.size() + 2;
+    if (!tag.empty() && prefix.size() > after_tag + 1 && prefix[after_tag] == ':') {
+        const std::string_view tagged = prefix.substr(after_tag + 1);
+        if (names_with(tagged, prefix)) {
+            return std::string(tagged);
+        }
+    }
+    // {K}, for a key K without a hash tag.
+    if (prefix.back() == '}') {
+        const std::string_view plain = prefix.substr(1, prefix.size() - 2);
+        if (names_with(plain, prefix)) {
+            return std::string(plain);
+        }
+    }
+    return std::nullopt;
+}
+
 } // namespace redlockrun::lock

@@ -11,6 +11,7 @@
 
 #include "expected.hpp"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,5 +39,12 @@ inline constexpr std::string_view reserved_infix = ":redlockrun:";
 
 // The keys of the lock named `key`, or why `key` cannot name a lock (a sentence for the user).
 Expected<LockKeys, std::string> lock_keys(const std::string& key);
+
+// The lock key whose companion is named `name` (C:redlockrun:owner, :fence, :wake, :queue, or a
+// semaphore waiter's :wake:ID), or none if no lock key has a companion of that name: the inverse
+// of the naming above. Where two keys would both give `name` ({a}:{a}:redlockrun:owner is the
+// owner of {a}, and of a}:{a, which has no hash tag), the one with a hash tag wins: a key without
+// one that contains braces is the rarer, and already shares its slot with nothing on a Cluster.
+std::optional<std::string> lock_key_of(std::string_view name);
 
 } // namespace redlockrun::lock

@@ -160,6 +160,14 @@ expect_exactly 'redlockrun --kill-after=2' 2ms 2s 2m 2h
 expect_exactly 'redlockrun --connect-timeout ' 
 expect_exactly 'redlockrun -t x'
 
+# --list's pattern may be left out: after it, a word that starts with - is an option.
+expect_exactly 'redlockrun --list '
+expect_exactly 'redlockrun --list --js' --json
+expect_exactly "redlockrun --list 'b*' --js" --json
+expect_exactly 'redlockrun --list=b* --js' --json
+expect_exactly 'redlockrun --list --json --status -u ' redis:// rediss:// unix:///
+expect_exactly 'redlockrun -k job --status --j' --json
+
 # Values with nothing to offer: keys and exit statuses; also after a cluster of short options.
 expect_exactly 'redlockrun -k '
 expect_exactly 'redlockrun -qk '

@@ -76,6 +76,12 @@ expect "redlockrun --tls-ca-file $work/pas" "$work/passage" "$work/password"
 expect "redlockrun --config $work/pas" "$work/passage" "$work/password"
 expect 'redlockrun -k '
 expect 'redlockrun -qk '
+# --list's pattern may be left out: after it, a word that starts with - is an option.
+expect 'redlockrun --list '
+expect 'redlockrun --list --js' --json
+expect 'redlockrun --list b* --js' --json
+expect 'redlockrun --list --json -u ' redis:// rediss:// unix:///
+expect_not 'redlockrun --list ' echo
 
 # The command, after the options or after --, and then its own completion.
 expect 'redlockrun -k job ech' echo

@@ -85,6 +85,9 @@ expect "redlockrun --password-file $work/pas" passage password
 expect "redlockrun --tls-key $work/pas" passage password
 expect "redlockrun --config $work/pas" passage password
 expect 'redlockrun -k '
+expect 'redlockrun --list --js' --json
+expect 'redlockrun -k job --status --js' --json
+expect_not 'redlockrun --list ' echo
 
 # The command, after the options or after --, and then its own completion.
 expect 'redlockrun -k job ech' echo

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Memcheck over a sample of real runs: uncontended, busy with -n, a wait that gets the hand-off, a
-# lost lock, TLS, --status, a usage error and a config file. Every run must end with its usual
+# lost lock, TLS, --status (also as JSON), --list, a usage error and a config file. Every run must end with its usual
 # status and valgrind must report no error and no definite or indirect leak. The command itself is
 # not traced (--trace-children=no): only redlockrun is under test, and the command must run and exit
 # as it would without valgrind. An exec that fails in the child is one valgrind cannot survive (it
@@ -126,6 +126,13 @@ test_status_free_and_held() {
     run_rlr -k job --status
     expect_status 75 "held"
     expect_contains "$out" "held by" "the report"
+    run_rlr -k job --status --json
+    expect_status 75 "held, as JSON"
+    expect_contains "$out" '"state":"held"' "the JSON"
+    run_rlr -k other -- true
+    run_rlr --list --json
+    expect_status 75 "--list"
+    expect_eq "$(wc -l <"$WORK/out")" 2 "--list: both locks"
     touch "$WORK/release-job"
     exit_of "$holder" || fail "the holder failed"
     expect_clean_reports "--status"

@@ -2,7 +2,10 @@
 // decoded into replies, each read as the answer of every script. A reply is either understood or
 // refused with a description; whatever is understood can be described in a message.
 #include "lock/answers.hpp"
+#include "lock_state.hpp"
 #include "redis/resp.hpp"
+#include "status_json.hpp"
+#include "status_report.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -71,7 +74,12 @@ void read_as_every_answer(const redis::Reply& reply) {
         check(!release.error().empty());
     }
     if (auto status = decode_status(reply)) {
-        check(!describe(status->holder).empty());
+        for (const auto& record : status->holders) {
+            check(!describe(record.holder).empty());
+        }
+        const LockState state = interpret_status("job", *status);
+        check(!status_line(state).empty());
+        check(status_json(state).starts_with("{\"key\":\"job\","));
     } else {
         check(!status.error().empty());
     }

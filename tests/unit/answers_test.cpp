@@ -115,14 +115,88 @@ TEST_CASE("answers: renew and release, with every loss reason") {
     CHECK(describe(std::get<Lost>(*taken)) == "another redlockrun holds it now (web2 pid 7)");
 }
 
-TEST_CASE("answers: status snapshot") {
+TEST_CASE("answers: status snapshot of an exclusive lock") {
     auto snapshot = decode_status(
         array({bulk("1763812345678"), bulk("string"), bulk("1763812375678"), bulk("1763812375678"),
-               bulk("web1"), bulk("42"), bulk("9"), bulk("1763812340000"), bulk("9")}));
+               bulk("9"), bulk(""), integer(1), bulk("web1"), bulk("42"), bulk("9"),
+               bulk("1763812340000"), bulk("1763812375678"), bulk(""), bulk("")}));
     REQUIRE(snapshot);
     CHECK(snapshot->now_ms == 1763812345678);
-    CHECK(snapshot->holder.host == "web1");
+    CHECK(snapshot->type == "string");
+    CHECK(snapshot->value == "1763812375678");
+    CHECK(snapshot->owner_value == "1763812375678");
     CHECK(snapshot->last_fence == "9");
+    CHECK_FALSE(snapshot->limit.has_value());
+    REQUIRE(snapshot->holders.size() == 1);
+    const HolderRecord& holder = snapshot->holders.front();
+    CHECK(holder.holder.host == "web1");
+    CHECK(holder.holder.pid == "42");
+    CHECK(holder.fence == "9");
+    CHECK(holder.acquired_ms == 1763812340000);
+    CHECK(holder.expires_ms == 1763812375678);
+    CHECK_FALSE(holder.hold_until_ms.has_value());
+    CHECK_FALSE(holder.ended_ms.has_value());
+}
+
+TEST_CASE("answers: status snapshot of a free lock and of a semaphore") {
+    auto free = decode_status(array(
+        {bulk("1763812345678"), bulk("none"), bulk(""), bulk(""), bulk(""), bulk(""), integer(0)}));
+    REQUIRE(free);
+    CHECK(free->type == "none");
+    CHECK(free->holders.empty());
+    CHECK(free->last_fence.empty());
+
+    auto semaphore =
+        decode_status(array({bulk("1763812345678"), bulk("string"), bulk("1763812375678"),
+                             bulk("1763812375678"), bulk("12"), bulk("3"), integer(2),
+                             // the first holder's command ended; it keeps its place for --min-hold
+                             bulk("web1"), bulk("41"), bulk("11"), bulk("1763812300000"),
+                             bulk("1763812360000"), bulk("1763812360000"), bulk("1763812340000"),
+                             // the second one's runs
+                             bulk("web2"), bulk("42"), bulk("12"), bulk("1763812345000"),
+                             bulk("1763812375678"), bulk(""), bulk("")}));
+    REQUIRE(semaphore);
+    CHECK(semaphore->limit == 3);
+    REQUIRE(semaphore->holders.size() == 2);
+    CHECK(semaphore->holders[0].hold_until_ms == 1763812360000);
+    CHECK(semaphore->holders[0].ended_ms == 1763812340000);
+    CHECK(semaphore->holders[1].holder.host == "web2");
+    CHECK(semaphore->holders[1].fence == "12");
+    CHECK_FALSE(semaphore->holders[1].ended_ms.has_value());
+}
+
+TEST_CASE("answers: a status whose holders do not add up is refused") {
+    const auto header = [](Reply count, const char* limit = "") {
+        return std::vector<Reply>{bulk("1763812345678"),
+                                  bulk("string"),
+                                  bulk("1763812375678"),
+                                  bulk("1763812375678"),
+                                  bulk("9"),
+                                  bulk(limit),
+                                  count};
+    };
+    const auto with = [](std::vector<Reply> elements, size_t fields) {
+        for (size_t i = 0; i < fields; ++i) {
+            elements.push_back(bulk("1"));
+        }
+        return array(std::move(elements));
+    };
+    CHECK(decode_status(with(header(integer(1)), 7)));
+    CHECK_FALSE(decode_status(with(header(integer(1)), 6)));
+    CHECK_FALSE(decode_status(with(header(integer(1)), 8)));
+    CHECK_FALSE(decode_status(with(header(integer(2)), 7)));
+    CHECK_FALSE(decode_status(with(header(integer(-1)), 0)));
+    CHECK_FALSE(decode_status(with(header(integer(4611686018427387904)), 7)));
+    CHECK_FALSE(decode_status(with(header(bulk("x")), 0)));
+    CHECK_FALSE(decode_status(with(header(integer(0), "0"), 0)));
+    CHECK_FALSE(decode_status(with(header(integer(0), "three"), 0)));
+    CHECK(decode_status(with(header(integer(0), "3"), 0))->limit == 3);
+    auto status = decode_status(with(header(integer(0)), 0));
+    REQUIRE(status);
+    status = decode_status(
+        array({bulk("soon"), bulk("none"), bulk(""), bulk(""), bulk(""), bulk(""), integer(0)}));
+    CHECK_FALSE(status);
+    CHECK(status.error().find("status") != std::string::npos);
 }
 
 TEST_CASE("answers: foreign keys are described without their content") {

@@ -187,6 +187,8 @@ TEST_CASE("cli: usage errors say what is wrong") {
           "--status takes no --limit: it only reads the lock");
     CHECK(usage_error({"-k", "j", "--status", "--min-hold", "2s"}) ==
           "--status takes no --min-hold: it only reads the lock");
+    CHECK(usage_error({"--list", "--limit", "2"}) ==
+          "--list takes no --limit: it only reads the locks");
     CHECK(usage_error({"-k", "j", "--status", "-c", "x"}) == "--status takes no command");
     CHECK(usage_error({"-k", "", "true"}) == "a lock key is required: -k KEY");
 }
@@ -245,6 +247,32 @@ TEST_CASE("cli: where CLI11's defaults differ from getopt_long, getopt_long's be
     CHECK(usage_error({"-q", "--config"}) == "--config needs a value");
 }
 
+TEST_CASE("cli: --list takes its pattern if one follows, and --json goes with it or --status") {
+    CHECK(parse({"--list"}).options.list_pattern == "*");
+    CHECK(parse({"--list", "backup:*"}).options.list_pattern == "backup:*");
+    CHECK(parse({"--list=backup:*"}).options.list_pattern == "backup:*");
+    CHECK(parse({"--list=-odd"}).options.list_pattern == "-odd");
+    // A word that starts with '-' after --list is the next option, not a pattern.
+    auto json = parse({"--list", "--json"});
+    CHECK(json.options.list_pattern == "*");
+    CHECK(json.options.json);
+    CHECK(parse({"--json", "--list", "a*"}).options.list_pattern == "a*");
+    CHECK(parse({"--list", "a*", "--list", "b*"}).options.list_pattern == "b*");
+    CHECK_FALSE(parse({"-k", "j", "true"}).options.list_pattern.has_value());
+    CHECK(parse({"--status", "--json", "-k", "j"}).options.json);
+
+    CHECK(usage_error({"--json", "-k", "j", "true"}) == "--json goes with --status or --list only");
+    CHECK(usage_error({"--json"}) == "--json goes with --status or --list only");
+    CHECK(usage_error({"--list", "-k", "j"}).starts_with("--list and -k exclude each other"));
+    CHECK(usage_error({"--list", "--status"}) == "--list and --status exclude each other");
+    CHECK(usage_error({"--list", "a*", "true"}) == "--list takes no command");
+    CHECK(usage_error({"--list", "--", "true"}) == "--list takes no command");
+    CHECK(usage_error({"--list", "-c", "true"}) == "--list takes no command");
+    CHECK(usage_error({"--list="}).starts_with("--list: an empty pattern matches no lock"));
+    CHECK(usage_error({"--list", ""}).starts_with("--list: an empty pattern matches no lock"));
+    CHECK(usage_error({"--json=yes", "--list"}) == "--json takes no value");
+}
+
 TEST_CASE("cli: every --url given is kept, for hiding its password") {
     const auto line =
         parse_line({"-u", "redis://:one@h", "--url=redis://:two@h", "-k", "j", "true"});
@@ -268,6 +296,7 @@ TEST_CASE("cli: --help is laid out as util-linux's, from the declarations") {
     CHECK(help.find("\n\nCommand:\n") != std::string::npos);
     CHECK(help.find("\n\nRedis:\n") != std::string::npos);
     CHECK(help.find("\n\nOther:\n") != std::string::npos);
+    CHECK(help.find("\n     --list [<pattern>]        list the locks") != std::string::npos);
     CHECK(help.ends_with("For more details see redlockrun(1).\n"));
     // No line is wider than a terminal's 80 columns.
     std::istringstream lines(help);

@@ -76,8 +76,9 @@ TEST_CASE("config text: mistakes are named with their file, line and entry") {
           "c.conf, line 1: unknown entry 't' (see FILES in redlockrun(1))");
     CHECK(config_error("Url = redis://h\n").find("unknown entry 'Url'") != std::string::npos);
     // Only connection and lock settings belong in a file.
-    for (const char* entry : {"key", "command", "status", "help", "version", "config", "quiet",
-                              "verbose", "no-wait", "no-renew", "nb", "min-hold", "limit"}) {
+    for (const char* entry :
+         {"key", "command", "status", "help", "version", "config", "quiet", "verbose", "no-wait",
+          "no-renew", "nb", "min-hold", "limit", "json", "list"}) {
         CAPTURE(entry);
         CHECK(config_error(std::string("\n") + entry + " = x\n") ==
               std::string("c.conf, line 2: ") + entry + " can be given on the command line only");

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <set>
 
 using namespace redlockrun::lock;
@@ -68,4 +69,40 @@ TEST_CASE("keys: a key containing :redlockrun: is refused") {
     CHECK(lock_keys("redlockrun"));
     CHECK(lock_keys("job:redlockrun"));
     CHECK(lock_keys("redlockrun:job"));
+}
+
+TEST_CASE("keys: a companion's name gives back its lock's key") {
+    for (const std::string key :
+         {"nightly", "jobs:{deploy}:prod", "backup:{tenant1}", "{tenant1}", "tenant1", "{foo}x",
+          "x{foo}", "a{b", "a}b", "{a{b}c", "job:redlockrun", "redlockrun:wake:{x}",
+          "redlockrun:job", "k\n\xff", "*", ":"}) {
+        CAPTURE(key);
+        auto names = lock_keys(key);
+        REQUIRE(names);
+        for (const auto& companion : {names->owner, names->fence, names->wake}) {
+            CAPTURE(companion);
+            CHECK(lock_key_of(companion) == std::optional<std::string>(key));
+        }
+        const std::string prefix = names->owner.substr(0, names->owner.size() - 5);
+        CHECK(lock_key_of(prefix + "queue") == std::optional<std::string>(key));
+        CHECK(lock_key_of(prefix + "wake:5f3a9c") == std::optional<std::string>(key));
+    }
+}
+
+TEST_CASE("keys: names that no lock gives are no lock's") {
+    for (const char* name :
+         {"redlockrun", "job", "x:redlockrun:owner", "{job}:redlockrun:other",
+          "{job}:redlockrun:", "{job}:redlockrun:wake:", "{}:redlockrun:owner",
+          "{job}x:redlockrun:owner", "{a}:b:redlockrun:owner", "{job}:redlockrun:ownerx",
+          "{a:redlockrun:b}:redlockrun:owner", "{job}:redlockrun:fence:x", ":redlockrun:owner"}) {
+        CAPTURE(name);
+        CHECK_FALSE(lock_key_of(name).has_value());
+    }
+}
+
+TEST_CASE("keys: where two keys name the same companions, the one with a hash tag wins") {
+    // a}:{a has no hash tag (no '}' after its '{'), and names its companions {a}:{a}..., as {a}
+    // does; so does {a}:{a}'s tagged reading.
+    CHECK(lock_keys("a}:{a")->owner == lock_keys("{a}")->owner);
+    CHECK(lock_key_of("{a}:{a}:redlockrun:owner") == std::optional<std::string>("{a}"));
 }

@@ -1,10 +1,79 @@
--- status (reads only): {now_ms, type, value, owner value, host, pid, fence, acquired_ms, last fence}
--- The caller decides free / held / foreign from these.
+-- status (reads only): {now_ms, type, value, owner value, last fence, limit, n, then for each of the
+-- n holders: host, pid, fence, acquired_ms, expires_ms, hold_until_ms, ended_ms}.
+-- type is the lock key's Redis type and value its content if it is a string; the caller decides
+-- free / held / foreign from them, and whether the holders are the key's (owner value = value) or
+-- a client of the classic algorithm wrote the key. '' stands for what is not there. Tokens are
+-- never returned. The owner record has one of two layouts:
+-- - exclusive: the holder's own fields (token, value, fence, host, pid, acquired_ms, and with
+--   --min-hold hold_until_ms and, once the command ended, ended_ms); it expires with the key.
+-- - semaphore (--limit): limit, value, and one field 'holder:<token>' per holder holding a cjson
+--   object; a record whose expiry_ms has passed is a holder that crashed, not a holder.
 local kind = redis.call('TYPE', lock_key)['ok']
 local value = ''
 if kind == 'string' then
   value = redis.call('GET', lock_key)
 end
-local owner = redis.call('HMGET', owner_key, 'value', 'host', 'pid', 'fence', 'acquired_ms')
-return {string.format('%d', now_ms), kind, value, owner[1] or '', owner[2] or '', owner[3] or '',
-        owner[4] or '', owner[5] or '', redis.call('GET', fence_key) or ''}
+
+-- Keys of another type where redlockrun's own should be are read as missing: someone else wrote
+-- them, and a status is still worth giving.
+local function read_or_nothing(reply)
+  if type(reply) == 'table' and reply['err'] then
+    return nil
+  end
+  return reply
+end
+local last_fence = read_or_nothing(redis.pcall('GET', fence_key)) or ''
+local fields = read_or_nothing(redis.pcall('HGETALL', owner_key)) or {}
+local owner = {}
+for i = 1, #fields, 2 do
+  owner[fields[i]] = fields[i + 1]
+end
+
+-- A time in ms as text: '' for none (missing, not a number, or 0, which a semaphore record writes
+-- for none).
+local function time_text(time)
+  time = tonumber(time)
+  if not time or time <= 0 then
+    return ''
+  end
+  return string.format('%d', time)
+end
+
+local function text_of(field)
+  if type(field) == 'string' then
+    return field
+  end
+  if type(field) == 'number' then
+    return string.format('%d', field)
+  end
+  return ''
+end
+
+local answer = {string.format('%d', now_ms), kind, value, owner['value'] or '', last_fence,
+                owner['limit'] or ''}
+local holders = {}
+if owner['limit'] then
+  for name, record in pairs(owner) do
+    if string.sub(name, 1, 7) == 'holder:' then
+      local ok, holder = pcall(cjson.decode, record)
+      if ok and type(holder) == 'table' and tonumber(holder['expiry_ms'])
+          and tonumber(holder['expiry_ms']) > now_ms then
+        table.insert(holders, {text_of(holder['host']), text_of(holder['pid']),
+                               text_of(holder['fence']), time_text(holder['acquired_ms']),
+                               time_text(holder['expiry_ms']), time_text(holder['hold_until_ms']),
+                               time_text(holder['ended_ms'])})
+      end
+    end
+  end
+elseif owner['value'] then
+  table.insert(holders, {owner['host'] or '', owner['pid'] or '', owner['fence'] or '',
+                         time_text(owner['acquired_ms']), time_text(expiry_ms(owner['value'])),
+                         time_text(owner['hold_until_ms']), time_text(owner['ended_ms'])})
+end
+table.insert(answer, #holders)
+for _, holder in ipairs(holders) do
+  for _, field in ipairs(holder) do
+    table.insert(answer, field)
+  end
+end
+return answer

@@ -1,0 +1,64 @@
+// What the status script read, interpreted once: free, held (by whom, until when), held after its
+// command ended (--min-hold), or foreign. The --status line and its JSON object are both written
+// from this, so they cannot disagree. The same timestamp rules as the scripts apply
+// (lock/timestamp.hpp), and every time is the server's.
+#pragma once
+
+#include "lock/answers.hpp"
+#include "lock/timestamp.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace redlockrun {
+
+enum class LockCondition {
+    free,               // no key, or a timestamp that has passed
+    held,               // an unexpired timestamp
+    held_after_command, // held for --min-hold: every holder's command has ended
+    foreign,            // the key holds something that is not a timestamp lock
+};
+
+// "free", "held", "held-after-command", "foreign": the names the JSON output uses.
+std::string_view condition_name(LockCondition condition);
+
+struct HolderState {
+    // A client of the classic algorithm wrote the key: nothing is known of it but the expiry.
+    bool classic = false;
+    lock::Holder holder;
+    std::string fence;
+    std::optional<long long> acquired_ms;
+    std::optional<long long> expires_ms;
+    std::optional<long long> remaining_ms;
+    std::optional<long long> hold_until_ms;
+    std::optional<long long> ended_ms;
+};
+
+struct LockState {
+    std::string key;
+    LockCondition condition = LockCondition::free;
+    std::string redis_type; // the key's: "none", "string", "list"...
+    long long now_ms = 0;   // the server's time when the script ran
+    // The key's value and what it means, when it is a timestamp.
+    std::optional<std::string> value;
+    std::optional<lock::Timestamp> timestamp;
+    std::optional<long long> remaining_ms; // until the key's expiry; 0 once it has passed
+    std::string last_fence;                // the fence counter; empty if there is none
+    // While held: 1 for an exclusive lock, N for a semaphore (--limit N).
+    std::optional<long long> limit;
+    bool semaphore = false;
+    // Earliest grant first (then by fence); empty unless held.
+    std::vector<HolderState> holders;
+};
+
+LockState interpret_status(const std::string& key, const lock::StatusSnapshot& snapshot);
+
+// 0 free, 75 held (after its command too), 65 foreign: --status's exit status.
+int exit_status_of(const LockState& state);
+
+// later - earlier, saturated: the times come from Redis, and any value must give a duration.
+long long ms_between(long long later, long long earlier);
+
+} // namespace redlockrun

@@ -1,0 +1,390 @@
+#!/usr/bin/env bash
+# --status --json and --list [PATTERN]: the JSON parses and says what the --status line says, in
+# every state and for both layouts of the owner record; --list finds exactly the locks it should
+# among unrelated keys, with SCAN.
+. "$(dirname "$0")/lib.sh"
+
+PYTHON=/usr/bin/python3
+
+# json_ok: the output of the last run is valid JSON, one value per line, each as json.tool reads it.
+json_ok() {
+    local line count=0
+    while IFS= read -r line; do
+        count=$((count + 1))
+        if ! printf '%s\n' "$line" | "$PYTHON" -m json.tool >/dev/null 2>"$WORK/json.err"; then
+            fail "not JSON (${1:-output}): $line: $(cat "$WORK/json.err")"
+        fi
+    done <"$WORK/out"
+    [ "$count" -gt 0 ] || fail "no JSON at all (${1:-output})"
+}
+
+# json_get EXPRESSION: evaluates a Python expression on the one JSON object of the last run, as `d`;
+# None prints as null, strings as they are.
+json_get() {
+    "$PYTHON" -c '
+import json, sys
+d = json.loads(open(sys.argv[1]).read())
+value = eval(sys.argv[2])
+print("null" if value is None else value)' "$WORK/out" "$1"
+}
+
+# status_both KEY: --status as text (out_text, status_text), then --status --json (out, status).
+status_both() {
+    run_rlr -k "$1" --status
+    out_text=$out status_text=$status
+    run_rlr -k "$1" --status --json
+}
+
+# Writes the owner record of a lock held by redlockrun as the --min-hold and --limit layouts have
+# it, directly: those runs are another feature's, their layout is fixed (DESIGN.md).
+owner_key_of() { echo "{$1}:redlockrun:owner"; }
+
+# semaphore_record EXPIRY FENCE HOST PID ACQUIRED HOLD_UNTIL ENDED: a holder's record, as cjson
+# writes it.
+semaphore_record() {
+    printf '{"expiry_ms":%s,"fence":"%s","host":"%s","pid":"%s","acquired_ms":%s,"hold_until_ms":%s,"ended_ms":%s}' "$@"
+}
+
+test_status_json_of_a_free_lock() {
+    status_both job
+    expect_status 0
+    expect_eq "$status_text" 0 "text status"
+    json_ok
+    expect_eq "$(json_get 'd["key"], d["state"], d["redis_type"], d["last_fence"], d["holders"]')" \
+        "('job', 'free', 'none', None, [])" "never used"
+    run_rlr -k job -- true
+    status_both job
+    expect_status 0
+    json_ok
+    local fence
+    fence=$(rcli get '{job}:redlockrun:fence')
+    expect_eq "$(json_get 'd["state"], d["last_fence"]')" "('free', $fence)" "after a run"
+    expect_eq "$out_text" "job: free (last fence $fence)" "the text says the same"
+    expect_eq "$(json_get 'type(d["server_time_ms"]).__name__')" int "server time is a number"
+}
+
+test_status_json_of_a_lock_held_by_redlockrun_matches_the_text() {
+    start_bg holder -k job -t 40s -- sleep 30
+    wait_for "the holder" lock_held job
+    status_both job
+    expect_status 75
+    expect_eq "$status_text" 75 "text status"
+    json_ok
+    local fence host
+    fence=$(rcli get '{job}:redlockrun:fence')
+    host=$(json_get 'd["holders"][0]["host"]')
+    expect_eq "$host" "$(hostname)" "host"
+    expect_eq "$(json_get 'd["state"], d["limit"], len(d["holders"])')" "('held', 1, 1)" "state"
+    expect_eq "$(json_get 'd["holders"][0]["client"], d["holders"][0]["pid"], d["holders"][0]["fence"]')" \
+        "('redlockrun', $holder, $fence)" "the holder"
+    expect_contains "$out_text" "job: held by $host pid $holder for another " "text: holder"
+    expect_contains "$out_text" ", fence $fence, acquired " "text: fence"
+    expect_eq "$(json_get 'd["expires_ms"] == d["holders"][0]["expires_ms"] == int(d["value"])')" \
+        True "expiry = the key's value"
+    expect_eq "$(json_get '0 < d["remaining_ms"] <= 40000 and d["remaining_ms"] == d["expires_ms"] - d["server_time_ms"]')" \
+        True "remaining"
+    expect_eq "$(json_get 'd["holders"][0]["acquired_ms"] <= d["server_time_ms"]')" True "acquired"
+    expect_eq "$(json_get 'd["holders"][0]["hold_until_ms"], d["holders"][0]["command_ended_ms"]')" \
+        "(None, None)" "no --min-hold"
+    expect_not_contains "$out$out_text" "$(rcli hget '{job}:redlockrun:owner' token)" "the token"
+    kill -TERM "$holder"
+    wait "$holder"
+    status_both job
+    expect_status 0
+    expect_eq "$(json_get 'd["state"]')" free "after the release"
+}
+
+test_status_json_of_a_lock_held_by_a_classic_client() {
+    local expiry=$(($(server_ms) + 60000))
+    rcli set job "$expiry" >/dev/null
+    status_both job
+    expect_status 75
+    expect_eq "$status_text" 75 "text status"
+    json_ok
+    expect_contains "$out_text" "job: held by a client of the classic algorithm for another" "text"
+    expect_eq "$(json_get 'd["state"], d["value"], d["expires_ms"]')" "('held', '$expiry', $expiry)" "state"
+    expect_eq "$(json_get '[(h["client"], h["host"], h["pid"], h["fence"], h["expires_ms"]) for h in d["holders"]]')" \
+        "[('classic', None, None, None, $expiry)]" "the holder"
+    # In seconds, written over an old owner record: still the classic client's.
+    rcli del job >/dev/null
+    run_rlr -k job -- true
+    rcli set job $(($(server_ms) / 1000 + 60)) >/dev/null
+    status_both job
+    expect_status 75
+    expect_eq "$(json_get 'd["holders"][0]["client"]')" classic "seconds"
+}
+
+test_status_json_of_a_foreign_key_is_printed_and_65() {
+    rcli rpush job a b >/dev/null
+    status_both job
+    expect_status 65
+    expect_eq "$status_text" 65 "text status"
+    expect_eq "$out_text" "" "text: nothing on stdout"
+    json_ok
+    expect_eq "$(json_get 'd["state"], d["redis_type"], d["value"], d["holders"]')" \
+        "('foreign', 'list', None, [])" "state"
+    expect_contains "$err" "job holds a list, not a timestamp lock" "the message on stderr"
+    expect_eq "$(wc -l <"$WORK/err")" 1 "one line on stderr"
+    rcli del job >/dev/null
+    rcli set job 'not a timestamp' >/dev/null
+    run_rlr -k job --status --json
+    expect_status 65
+    expect_eq "$(json_get 'd["state"], d["redis_type"], d["value"]')" "('foreign', 'string', None)" \
+        "a string that is not a timestamp"
+}
+
+# --min-hold's layout: the command ended, and the lock is kept until hold_until_ms.
+test_status_json_of_a_lock_held_after_its_command_ended() {
+    local now expiry
+    now=$(server_ms)
+    expiry=$((now + 60000))
+    rcli set job "$expiry" PXAT "$expiry" >/dev/null
+    rcli hset '{job}:redlockrun:owner' token s3cret-token value "$expiry" fence 41 host web7 \
+        pid 99 acquired_ms $((now - 5000)) hold_until_ms "$expiry" ended_ms $((now - 2000)) >/dev/null
+    status_both job
+    expect_status 75
+    expect_eq "$status_text" 75 "text status"
+    json_ok
+    expect_eq "$(json_get 'd["state"], d["limit"]')" "('held-after-command', 1)" "state"
+    expect_eq "$(json_get '[(h["host"], h["pid"], h["fence"], h["acquired_ms"], h["hold_until_ms"], h["command_ended_ms"]) for h in d["holders"]]')" \
+        "[('web7', 99, 41, $((now - 5000)), $expiry, $((now - 2000)))]" "the holder"
+    expect_contains "$out_text" "job: held by web7 pid 99 after its command ended 2" "text"
+    expect_contains "$out_text" ", fence 41, acquired 5" "text: fence"
+    expect_not_contains "$out$out_text" s3cret-token "the token"
+    # Kept until then, but the command still runs: held.
+    rcli hdel '{job}:redlockrun:owner' ended_ms >/dev/null
+    status_both job
+    expect_eq "$(json_get 'd["state"], d["holders"][0]["hold_until_ms"], d["holders"][0]["command_ended_ms"]')" \
+        "('held', $expiry, None)" "before the command ends"
+}
+
+# --limit's layout: a holder record per holder; one whose expiry has passed crashed and is no holder.
+test_status_json_of_a_semaphore_lists_its_live_holders() {
+    local now expiry owner
+    now=$(server_ms)
+    expiry=$((now + 30000))
+    owner=$(owner_key_of sem)
+    rcli set sem "$expiry" PXAT "$expiry" >/dev/null
+    rcli hset "$owner" limit 3 value "$expiry" \
+        holder:tok-second "$(semaphore_record "$expiry" 12 web2 202 $((now - 1000)) 0 0)" \
+        holder:tok-first "$(semaphore_record $((now + 20000)) 11 web1 101 $((now - 4000)) $((now + 20000)) $((now - 500)))" \
+        holder:tok-crashed "$(semaphore_record $((now - 1000)) 9 web9 909 $((now - 90000)) 0 0)" >/dev/null
+    status_both sem
+    expect_status 75
+    expect_eq "$status_text" 75 "text status"
+    json_ok
+    expect_eq "$(json_get 'd["state"], d["limit"], d["expires_ms"]')" "('held', 3, $expiry)" "state"
+    expect_eq "$(json_get '[(h["host"], h["pid"], h["fence"], h["expires_ms"], h["hold_until_ms"], h["command_ended_ms"]) for h in d["holders"]]')" \
+        "[('web1', 101, 11, $((now + 20000)), $((now + 20000)), $((now - 500))), ('web2', 202, 12, $expiry, None, None)]" \
+        "the live holders, earliest first"
+    expect_contains "$out_text" "sem: held by 2 of 3 holders: web1 pid 101 after its command ended " "text"
+    expect_contains "$out_text" "; web2 pid 202 for another " "text: second holder"
+    expect_not_contains "$out$out_text" web9 "the crashed holder"
+    expect_not_contains "$out$out_text" tok- "the tokens"
+    # Every command ended: held after the command.
+    rcli hset "$owner" holder:tok-second \
+        "$(semaphore_record "$expiry" 12 web2 202 $((now - 1000)) "$expiry" $((now - 100)))" >/dev/null
+    status_both sem
+    expect_status 75
+    expect_eq "$(json_get 'd["state"]')" held-after-command "every command ended"
+}
+
+test_status_json_escapes_any_bytes_losslessly() {
+    local key=$'two\nlines "quoted" \\ \e[31m \xff\xfe caf\xc3\xa9'
+    run_rlr -k "$key" --status --json
+    expect_status 0
+    expect_eq "$(wc -l <"$WORK/out")" 1 "one line"
+    json_ok
+    local same
+    same=$("$PYTHON" -c '
+import json, os, sys
+key = json.loads(open(sys.argv[1]).read())["key"]
+print(key.encode("utf-8", "surrogateescape") == os.fsencode(sys.argv[2]))' "$WORK/out" "$key")
+    expect_eq "$same" True "the key's bytes come back"
+    expect_not_contains "$out" $'\e' "a raw escape character"
+}
+
+test_json_goes_with_status_or_list_only() {
+    local options
+    for options in "-k job --json -- true" "--json" "-k job --json -c true" "--json -k job"; do
+        # shellcheck disable=SC2086 # the words of each case
+        run_rlr $options
+        expect_status 64 "$options"
+        expect_eq "$(wc -l <"$WORK/err")" 1 "one line for $options"
+        expect_contains "$err" "--json goes with --status or --list" "message for $options"
+    done
+    expect_eq "$(rcli dbsize)" 0 "nothing written"
+}
+
+# The keys of the locks --list printed, in order (text: the part before ": ").
+listed_keys() {
+    if [ "${1:-}" = json ]; then
+        "$PYTHON" -c '
+import json, sys
+for line in open(sys.argv[1]):
+    print(json.loads(line)["key"])' "$WORK/out" | tr '\n' ' '
+    else
+        sed 's/: .*//' "$WORK/out" | tr '\n' ' '
+    fi
+}
+
+# About 1,000 keys that are no lock's, some of them much like one's.
+make_unrelated_keys() {
+    {
+        local i
+        for i in $(seq 1 960); do
+            echo "SET unrelated:$i value"
+        done
+        for i in $(seq 1 10); do
+            echo "SET redlockrun:$i x"                       # the word, without the colons
+            echo "SET job$i:redlockrun x"                    # no colon after it
+            echo "SET {job$i}:redlockrunx:owner x"           # almost the infix
+            echo "HSET {job$i}:redlockrun:other a 1"         # the infix, but no companion
+            echo "SET {a}:b$i:redlockrun:owner x"            # a tag that is not b's
+        done
+        echo "SET :redlockrun:owner x"
+        echo "SET {}:redlockrun:fence 1"
+        echo "RPUSH foreign-list a b"                        # a foreign key with no companion
+        echo "SET classic-only $(($(server_ms) + 600000))"   # a classic lock: no companion
+    } | rcli --pipe >/dev/null
+}
+
+test_list_finds_exactly_the_locks_among_unrelated_keys() {
+    make_unrelated_keys
+    start_bg holder -k pat-held -t 40s -- sleep 30
+    wait_for "the holder" lock_held pat-held
+    local key
+    for key in pat-free 'backup:{tenant1}' 'report:{tenant1}' '{a}' 'zz top'; do
+        run_rlr -k "$key" -- true
+        expect_status 0 "taking $key"
+    done
+    # A lock key that holds a list now, whose fence counter remains.
+    rcli del 'zz top' >/dev/null
+    rcli rpush 'zz top' x >/dev/null
+    expect_ge "$(rcli dbsize)" 1000 "keys in the database"
+
+    run_rlr --list
+    expect_status 75 "one lock is held"
+    expect_eq "$(listed_keys)" "backup:{tenant1} pat-free pat-held report:{tenant1} zz top {a} " "--list"
+    expect_eq "$(wc -l <"$WORK/out")" 6 "one line per lock"
+    expect_eq "$(grep '^pat-held: ' "$WORK/out" | cut -d' ' -f1-6)" \
+        "pat-held: held by $(hostname) pid $holder" "the held lock's line"
+    expect_contains "$(grep '^zz top: ' "$WORK/out")" "not a lock (a list)" "the foreign one"
+    # Each line is the one --status prints.
+    cp "$WORK/out" "$WORK/list"
+    for key in pat-free 'backup:{tenant1}' 'report:{tenant1}' '{a}'; do
+        local line
+        line=$(grep -F "$key: " "$WORK/list")
+        run_rlr -k "$key" --status
+        expect_eq "$line" "$out" "the line of $key"
+    done
+
+    run_rlr --list 'pat*'
+    expect_status 75 "pat* holds the held one"
+    expect_eq "$(listed_keys)" "pat-free pat-held " "--list 'pat*'"
+    run_rlr --list='*{tenant1}'
+    expect_status 0 "nothing held"
+    expect_eq "$(listed_keys)" "backup:{tenant1} report:{tenant1} " "--list='*{tenant1}'"
+    run_rlr --list 'pat-[f]ree'
+    expect_eq "$(listed_keys)" "pat-free " "a class"
+    run_rlr --list 'nothing*'
+    expect_status 0 "an empty list"
+    expect_eq "$out" "" "an empty list prints nothing"
+
+    run_rlr --list --json
+    expect_status 75 "--json"
+    json_ok "--list --json"
+    expect_eq "$(listed_keys json)" "backup:{tenant1} pat-free pat-held report:{tenant1} zz top {a} " \
+        "--list --json"
+    local states
+    states=$("$PYTHON" -c '
+import json, sys
+print(" ".join(json.loads(line)["state"] for line in open(sys.argv[1])))' "$WORK/out")
+    expect_eq "$states" "free free held free foreign free" "states"
+    grep -F '"key":"pat-held"' "$WORK/out" >"$WORK/held.json"
+    cp "$WORK/held.json" "$WORK/out"
+    expect_eq "$(json_get 'd["holders"][0]["pid"], d["holders"][0]["host"]')" \
+        "($holder, '$(hostname)')" "the held lock's object"
+    run_rlr --list 'pat*' --json
+    expect_eq "$(listed_keys json)" "pat-free pat-held " "--list 'pat*' --json"
+}
+
+test_list_sends_scan_and_never_keys() {
+    make_unrelated_keys
+    run_rlr -k job -- true
+    local monitor
+    redis-cli -p "$REDIS_PORT" monitor >"$WORK/monitor" 2>&1 &
+    monitor=$!
+    BACKGROUND_PIDS+=("$monitor")
+    wait_for "MONITOR" grep -q OK "$WORK/monitor"
+    run_rlr --list
+    expect_status 0
+    expect_eq "$out" "job: free (last fence $(rcli get '{job}:redlockrun:fence'))" "--list"
+    rcli ping >/dev/null
+    wait_for "the end of --list in MONITOR" grep -q '"ping"' "$WORK/monitor"
+    kill "$monitor"
+    grep -qi '"scan" "0" "MATCH" "\*:redlockrun:\*"' "$WORK/monitor" || fail "no SCAN seen: $(head -c 500 "$WORK/monitor")"
+    if grep -qi '"keys"' "$WORK/monitor"; then
+        fail "KEYS was sent: $(grep -i '"keys"' "$WORK/monitor")"
+    fi
+}
+
+held_in_database_two() { [ "$(rcli -n 2 exists held-in-two)" = 1 ]; }
+
+test_list_reads_the_database_of_the_url() {
+    run_rlr -u "redis://127.0.0.1:$REDIS_PORT/0" -k in-zero -- true
+    run_rlr -u "redis://127.0.0.1:$REDIS_PORT/2" -k in-two -- true
+    start_bg holder -u "redis://127.0.0.1:$REDIS_PORT/2" -k held-in-two -t 40s -- sleep 30
+    wait_for "the holder" held_in_database_two
+    run_rlr -u "redis://127.0.0.1:$REDIS_PORT/2" --list
+    expect_status 75
+    expect_eq "$(listed_keys)" "held-in-two in-two " "database 2"
+    run_rlr --list
+    expect_status 0
+    expect_eq "$(listed_keys)" "in-zero " "database 0"
+}
+
+test_list_after_the_server_forgot_its_scripts() {
+    run_rlr -k one -- true
+    run_rlr -k two -- true
+    rcli script flush >/dev/null
+    run_rlr --list --json
+    expect_status 0
+    json_ok
+    expect_eq "$(listed_keys json)" "one two " "after SCRIPT FLUSH"
+}
+
+test_list_of_many_locks() {
+    # More locks than one pipelined batch holds.
+    {
+        local i
+        for i in $(seq 1 250); do
+            printf 'SET {lock%03d}:redlockrun:fence %d\n' "$i" "$i"
+        done
+    } | rcli --pipe >/dev/null
+    run_rlr --list --json
+    expect_status 0
+    expect_eq "$(wc -l <"$WORK/out")" 250 "every lock"
+    expect_eq "$(sed -n '250p' "$WORK/out" | cut -c1-40)" '{"key":"lock250","state":"free","redis_t' "the last one"
+    expect_contains "$(sed -n '7p' "$WORK/out")" '"last_fence":7,' "the 7th lock's fence"
+}
+
+test_list_failures_and_usage_errors() {
+    RUN_RLR_LIMIT=20 run_rlr -u redis://127.0.0.1:1 --list
+    expect_status 69 "an unreachable server"
+    expect_eq "$out" "" "nothing on stdout"
+    expect_eq "$(wc -l <"$WORK/err")" 1 "one line on stderr"
+    RUN_RLR_LIMIT=20 run_rlr -u redis://127.0.0.1:1 --list --json
+    expect_status 69 "an unreachable server, --json"
+    local options
+    for options in "--list -k job" "-k job --list" "--list --status" "--list pat true" \
+        "--list -- true" "--list -c true" "--list="; do
+        # shellcheck disable=SC2086 # the words of each case
+        run_rlr $options
+        expect_status 64 "$options"
+        expect_eq "$(wc -l <"$WORK/err")" 1 "one line for $options"
+        expect_contains "$err" "--list" "message for $options"
+    done
+}
+
+run_tests
