@@ -29,6 +29,14 @@ test_a_short_command_keeps_the_lock_until_min_hold() {
     expect_eq "$(rcli get report)" "$expiry" "the key holds its expiry, as a classic lock"
     expect_eq "$(rcli exists '{report}:redlockrun:wake')" 0 "no wake-up token was pushed"
     expect_ge "$(rcli hget '{report}:redlockrun:owner' ended_ms)" "$before" "the end is recorded"
+    run_rlr --status -k report
+    expect_status 75
+    expect_contains "$out" "report: held by $(hostname) pid" "--status"
+    expect_contains "$out" "after its command ended" "--status says the command ended"
+    run_rlr --status --json -k report
+    expect_status 75
+    expect_eq "$(/usr/bin/python3 -c 'import json, sys; o = json.load(sys.stdin); print(o["state"], o["expires_ms"], o["holders"][0]["hold_until_ms"])' <<<"$out")" \
+        "held-after-command $expiry $expiry" "--status --json"
 
     # Another "host" one second later: the lock is held, and its command does not run.
     sleep 1

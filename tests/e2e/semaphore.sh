@@ -212,8 +212,22 @@ test_another_limit_is_refused_and_changes_nothing() {
     wait_for "a holder" holders_are 1
     hold w 3 --no-renew --ttl 20s
     hold w2 3 --no-renew --ttl 20s
-    hold w3 3 --no-renew --ttl 20s
     wait_for "three holders" holders_are 3
+    # --status and --status --json name every holder, with the limit.
+    run_rlr --status -k jobs
+    expect_status 75
+    expect_contains "$out" "jobs: held by 3 of 3 holders: " "--status"
+    local named=0 pid
+    for pid in "$h1" "$w" "$w2"; do
+        if grep -q "pid $pid " <<<"$out"; then
+            named=$((named + 1))
+        fi
+    done
+    expect_eq "$named" 3 "holders --status names among those started"
+    run_rlr --status --json -k jobs
+    expect_status 75
+    expect_eq "$(/usr/bin/python3 -c 'import json, sys; o = json.load(sys.stdin); print(o["state"], o["limit"], len(o["holders"]), len({h["fence"] for h in o["holders"]}))' <<<"$out")" \
+        "held 3 3 3" "--status --json: state, limit, holders, distinct fences"
     local snapshot
     snapshot=$(database_snapshot)
     run_rlr --limit 2 -k jobs -- touch "$WORK/ran"
