@@ -48,6 +48,9 @@ constexpr size_t statuses_per_round_trip = 100;
 std::set<std::string> find_lock_keys(redis::Connection& connection, const std::string& pattern) {
     std::set<std::string> keys;
     std::string cursor = "0";
+    // Redis never hands out a cursor twice in one iteration; a server that does would keep this
+    // loop going for ever.
+    std::set<std::string> cursors_seen;
     do {
         auto replies =
             connection.call({{"SCAN", cursor, "MATCH", companion_match, "COUNT", scan_count}});
@@ -62,6 +65,12 @@ std::set<std::string> find_lock_keys(redis::Connection& connection, const std::s
             fail_on_reply(reply, connection);
         }
         cursor = std::string(*next->as_string());
+        if (cursor != "0" && !cursors_seen.insert(cursor).second) {
+            throw Fatal(ExitStatus::unavailable,
+                        fmt::format("cannot list the locks: Redis at {} answered SCAN with the "
+                                    "cursor {} a second time, so the scan would never end",
+                                    connection.endpoint().display(), cursor));
+        }
         for (const auto& name : names->elements) {
             const auto text = name.as_string();
             if (!text) {

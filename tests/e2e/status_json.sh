@@ -387,4 +387,29 @@ test_list_failures_and_usage_errors() {
     done
 }
 
+test_list_ends_on_a_server_whose_scan_never_ends() {
+    # Not Redis: a server that answers every SCAN with the same cursor, which would otherwise keep
+    # --list scanning for ever.
+    /usr/bin/python3 - "$WORK/port" <<'EOF' &
+import socket, sys
+server = socket.socket()
+server.bind(("127.0.0.1", 0))
+server.listen(1)
+open(sys.argv[1], "w").write(str(server.getsockname()[1]))
+connection, _ = server.accept()
+connection.settimeout(30)
+answer = b"*2\r\n$1\r\n7\r\n*0\r\n"
+try:
+    while data := connection.recv(65536):
+        connection.sendall(answer * data.count(b"SCAN"))
+except OSError:
+    pass
+EOF
+    BACKGROUND_PIDS+=($!)
+    wait_for "the fake server" test -s "$WORK/port"
+    RUN_RLR_LIMIT=20 run_rlr -u "redis://127.0.0.1:$(cat "$WORK/port")" --list
+    expect_status 69
+    expect_contains "$err" "answered SCAN with the cursor 7 a second time" "message"
+}
+
 run_tests
