@@ -8,6 +8,8 @@ A history is the recorder's events (recorder.py) and the contenders, each a dict
     expect      the set of exit statuses the scenario allows it
     may_overlap True if the scenario allows its section to overlap another (a paused holder, a
                 holder whose lock Redis forgot); the fence must then order the two
+    limit       its --limit: 1 (or absent) for an exclusive lock and for the classic client, N > 1
+                for one of a semaphore's N holders
 
 It reports, and fails on:
 - an overlap of two sections that no allowance explains: neither may overlap, or one is a classic
@@ -18,6 +20,28 @@ It reports, and fails on:
 - a section that never ended, a section of nobody the scenario started, a contender that exited 0
   without a complete section;
 - an exit status outside the contender's expected set.
+
+Semaphores (--limit N). Their sections may overlap each other, up to N at once; none may overlap an
+exclusive or a classic section (the pairs are judged as above). Fences cannot order a semaphore's
+sections by their beginning (a holder granted first may start its command last), so:
+- every fence must be unique, and a section's fence must be larger than every fence of an
+  exclusive section that began before it (and an exclusive section's larger than every semaphore
+  section's before it);
+- a semaphore section holds its lock from its grant, which came before the grant of every section
+  with a larger fence: so it counts as open from its beginning or from the earliest beginning of a
+  semaphore section with a larger fence, whichever comes first. This is how "a section that began
+  after another ended has the larger fence" is checked without assuming that grants and
+  beginnings come in the same order: if the fences say otherwise, the earlier grant counts as
+  open over the later section, and that may make N + 1;
+- a section that begins while N or more sections of the semaphore are open (K of them) is an
+  overlap beyond the limit. It is explained only if K - N + 1 of the open ones are stale in the
+  way an exclusive overlap is explained: the stale one or the newcomer may overlap, the newcomer's
+  fence is larger, and the stale one had no read or write accepted after the newcomer's first.
+  The recorder makes that happen by displacing the smallest fence (recorder.py);
+- sections with different limits at once are an unexplained overlap (redlockrun refuses a run
+  with another limit);
+- each semaphore section increments a counter of its own: every accepted write must be its
+  previous accepted value + 1 there too.
 """
 from collections import Counter
 from dataclasses import dataclass, field
@@ -34,6 +58,12 @@ class Section:
     end: int | None = None
     abrupt: bool = False
     accesses: list = field(default_factory=list)  # reads and writes: (time, accepted)
+    limit: int = 1
+    open_from: int | None = None  # a semaphore section: from when it counts as holding
+
+    @property
+    def semaphore(self):
+        return self.kind == "redlockrun" and self.limit > 1
 
     def first_accepted(self):
         return next((t for t, accepted in self.accesses if accepted), None)
@@ -58,7 +88,8 @@ def sections_of(events):
     for event in events:
         conn = event["conn"]
         if event["ev"] == "begin":
-            by_connection[conn] = Section(event["holder"], event["kind"], event["fence"], event["t"])
+            by_connection[conn] = Section(event["holder"], event["kind"], event["fence"], event["t"],
+                                          limit=event.get("limit", 1))
             continue
         section = by_connection.get(conn)
         if section is None:
@@ -69,6 +100,23 @@ def sections_of(events):
             section.end = event["t"]
             section.abrupt = event["abrupt"]
     return sorted(by_connection.values(), key=lambda s: s.begin)
+
+
+def allowed(section, contenders):
+    return contenders.get(section.holder, {}).get("may_overlap", False)
+
+
+def stale_beside(stale, newer, contenders):
+    """Whether STALE's overlap with the NEWER holder is one the fence orders: either may overlap,
+    NEWER's fence is larger, and STALE had no access accepted after NEWER's first."""
+    if not (allowed(stale, contenders) or allowed(newer, contenders)):
+        return False
+    if "classic" in (stale.kind, newer.kind):
+        return False
+    if stale.fence is None or newer.fence is None or newer.fence <= stale.fence:
+        return False
+    first = newer.first_accepted()
+    return first is None or not any(t > first and ok for t, ok in stale.accesses)
 
 
 def check_overlap(earlier, later, contenders, verdict):
@@ -95,10 +143,47 @@ def check_overlap(earlier, later, contenders, verdict):
         verdict.problems.append(f"unexplained overlap of {names}: {reason}")
 
 
+def check_semaphore(sections, contenders, verdict, forever):
+    """Counts the sections of a semaphore that began while its N others or more were open."""
+    held = sorted((s for s in sections if s.semaphore and s.fence is not None),
+                  key=lambda s: -s.fence)
+    earliest = None
+    for section in held:  # largest fence first: open from the earliest later grant's beginning
+        earliest = section.begin if earliest is None else min(earliest, section.begin)
+        section.open_from = min(section.begin, earliest)
+    held.sort(key=lambda s: (s.open_from, s.fence))
+    for i, newcomer in enumerate(held):
+        others = [s for s in held[:i] if (s.end or forever) > newcomer.open_from]
+        limits = {s.limit for s in others} - {newcomer.limit}
+        if limits:
+            verdict.unexplained += 1
+            verdict.problems.append(
+                f"unexplained overlap of {newcomer.holder} (limit {newcomer.limit}) and sections "
+                f"with limit {', '.join(map(str, sorted(limits)))}: every holder of a semaphore "
+                "must use the same limit")
+            continue
+        if len(others) < newcomer.limit:
+            continue
+        stale = [s for s in others if stale_beside(s, newcomer, contenders)]
+        if len(stale) >= len(others) - newcomer.limit + 1:
+            verdict.explained += 1
+            continue
+        verdict.unexplained += 1
+        names = ", ".join(f"{s.holder} (fence {s.fence})" for s in others + [newcomer])
+        verdict.problems.append(
+            f"unexplained overlap beyond the limit {newcomer.limit}: {len(others) + 1} semaphore "
+            f"sections at once, {names}: "
+            + ("no fault in this scenario allows it" if not any(
+                allowed(s, contenders) for s in others + [newcomer])
+               else "no stale holder that the fence orders"))
+
+
 def check(events, contenders):
     verdict = Verdict()
     by_id = {c["id"]: c for c in contenders}
     sections = sections_of(events)
+    for section in sections:
+        section.limit = by_id.get(section.holder, {}).get("limit", section.limit) or 1
     verdict.sections = len(sections)
 
     for section in sections:
@@ -114,22 +199,45 @@ def check(events, contenders):
         for later in sections[i + 1:]:
             if later.begin >= (earlier.end or forever):
                 break  # sorted by their beginning: no later section overlaps earlier either
+            if earlier.semaphore and later.semaphore:
+                continue  # judged below, by the limit
             check_overlap(earlier, later, by_id, verdict)
+    check_semaphore(sections, by_id, verdict, forever)
 
     fenced = [s for s in sections if s.kind == "redlockrun" and s.fence is not None]
-    for before, after in zip(fenced, fenced[1:]):
-        if after.fence <= before.fence:
+    largest = {True: None, False: None}  # the largest fence before, of semaphores and of the rest
+    for before, after in zip([None] + fenced, fenced):
+        if before is not None and not (before.semaphore and after.semaphore) \
+                and after.fence <= before.fence:
             verdict.problems.append(
                 f"fence went backwards: {before.holder} had {before.fence}, then {after.holder} "
                 f"began with {after.fence}")
+        elif largest[not after.semaphore] is not None and \
+                after.fence <= largest[not after.semaphore].fence:
+            other = largest[not after.semaphore]
+            verdict.problems.append(
+                f"fence went backwards: {other.holder} had {other.fence}, then {after.holder} "
+                f"began with {after.fence}")
+        if largest[after.semaphore] is None or after.fence > largest[after.semaphore].fence:
+            largest[after.semaphore] = after
+    for fence, count in Counter(s.fence for s in fenced).items():
+        if count > 1:
+            holders = ", ".join(s.holder for s in fenced if s.fence == fence)
+            verdict.problems.append(f"repeated fence {fence}: {holders}")
 
     previous = 0
+    own = {}  # a semaphore section's own counter, by connection
     for event in events:
         if event["ev"] == "write" and event["accepted"]:
-            if event["value"] != previous + 1:
+            before = own.get(event["conn"], 0) if event.get("own") else previous
+            if event["value"] != before + 1:
+                whose = " of its own" if event.get("own") else ""
                 verdict.problems.append(
-                    f"lost increment: the counter went from {previous} to {event['value']}")
-            previous = event["value"]
+                    f"lost increment: the counter{whose} went from {before} to {event['value']}")
+            if event.get("own"):
+                own[event["conn"]] = event["value"]
+            else:
+                previous = event["value"]
 
     complete = {s.holder for s in sections if s.end is not None and not s.abrupt}
     for contender in contenders:
