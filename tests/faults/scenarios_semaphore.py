@@ -33,6 +33,16 @@ def holder_record(s, r, pid):
     return None
 
 
+def lock_state(s, r):
+    """What a refused run must leave as it was, and the holders' renewals do not change: the
+    semaphore's limit, its holders and their fences, and its queue."""
+    tag = "{" + s.key + "}:redlockrun:"
+    owner = r.call("HGETALL", tag + "owner")
+    holders = {name: json.loads(value)["fence"] for name, value in owner.items()
+               if name.startswith(b"holder:")}
+    return owner.get(b"limit"), holders, r.call("ZRANGE", tag + "queue", 0, -1)
+
+
 def begin_of(s, contender):
     return next(e for e in s.read_events() if e["ev"] == "begin" and e["holder"] == contender.id)
 
@@ -65,9 +75,21 @@ def more_load(s, r, limit, sections=25):
     exclusive redlockrun runs and clients of the classic algorithm contend for one key. Promise:
     never more than 3 semaphore sections at once (and at least 2 at some point, or the scenario
     tests nothing), never a semaphore section beside an exclusive or classic one, no lost
-    increment, every run exits 0, nothing stays locked.""")
+    increment, every run exits 0, nothing stays locked. First, while a --limit 3 run holds the
+    key, a --limit 2 run is refused with 64 and changes nothing in the key, its owner hash or its
+    queue.""")
 def semaphore_contention(s):
     r = s.redis()
+    holder = s.redlockrun(r, name="sem", limit=3, until="first-may-end")
+    s.wait_for("the first holder's section", lambda: s.began(holder))
+    before = lock_state(s, r)
+    if before[0] != b"3" or len(before[1]) != 1:
+        raise ScenarioFailed(f"the owner hash does not show one holder of limit 3: {before}")
+    s.wait_exit(s.redlockrun(r, name="other-limit", limit=2, expect=(64,)), timeout=10)
+    if lock_state(s, r) != before:
+        raise ScenarioFailed("a run with another --limit changed the semaphore")
+    s.fire("first-may-end")
+    s.wait_exit(holder)
     sections = 60 if s.long else 6
     loads = [
         s.load(lambda: s.redlockrun(r, name="sem", limit=3, steps=3, step_ms=40), workers=5,
