@@ -34,10 +34,14 @@ sections by their beginning (a holder granted first may start its command last),
   beginnings come in the same order: if the fences say otherwise, the earlier grant counts as
   open over the later section, and that may make N + 1;
 - a section that begins while N or more sections of the semaphore are open (K of them) is an
-  overlap beyond the limit. It is explained only if K - N + 1 of the open ones are stale in the
-  way an exclusive overlap is explained: the stale one or the newcomer may overlap, the newcomer's
-  fence is larger, and the stale one had no read or write accepted after the newcomer's first.
-  The recorder makes that happen by displacing the smallest fence (recorder.py);
+  overlap beyond the limit: at least K - N + 1 of them hold a grant that is no longer valid. It is
+  explained only if the scenario allows it (the newcomer, or K - N + 1 of the others, may overlap)
+  and the fences bounded it at the resource: no section of them had a read or write accepted
+  after it was outnumbered, that is, after N sections with larger fences had each had one
+  accepted while none of those N had ended. For N = 1 this is the rule of exclusive overlaps.
+  Fences cannot tell a resource which of N + 1 holders is stale, only which grant is the oldest:
+  the recorder refuses the oldest (recorder.py), which is the stale one when the scenario pauses,
+  kills or forgets the holders granted first;
 - sections with different limits at once are an unexplained overlap (redlockrun refuses a run
   with another limit);
 - each semaphore section increments a counter of its own: every accepted write must be its
@@ -106,17 +110,16 @@ def allowed(section, contenders):
     return contenders.get(section.holder, {}).get("may_overlap", False)
 
 
-def stale_beside(stale, newer, contenders):
-    """Whether STALE's overlap with the NEWER holder is one the fence orders: either may overlap,
-    NEWER's fence is larger, and STALE had no access accepted after NEWER's first."""
-    if not (allowed(stale, contenders) or allowed(newer, contenders)):
-        return False
-    if "classic" in (stale.kind, newer.kind):
-        return False
-    if stale.fence is None or newer.fence is None or newer.fence <= stale.fence:
-        return False
-    first = newer.first_accepted()
-    return first is None or not any(t > first and ok for t, ok in stale.accesses)
+def outnumbered(section, held, forever):
+    """When SECTION, of a semaphore of N, was outnumbered at the resource: the first moment at
+    which N sections with larger fences had each had an access accepted and had not ended; None if
+    that never happened. A fencing resource refuses the section from then on."""
+    newer = [s for s in held if s.fence > section.fence and s.first_accepted() is not None]
+    for moment in sorted(s.first_accepted() for s in newer):
+        using = sum(s.first_accepted() <= moment < (s.end or forever) for s in newer)
+        if using >= section.limit:
+            return moment
+    return None
 
 
 def check_overlap(earlier, later, contenders, verdict):
@@ -164,18 +167,27 @@ def check_semaphore(sections, contenders, verdict, forever):
             continue
         if len(others) < newcomer.limit:
             continue
-        stale = [s for s in others if stale_beside(s, newcomer, contenders)]
-        if len(stale) >= len(others) - newcomer.limit + 1:
-            verdict.explained += 1
-            continue
-        verdict.unexplained += 1
         names = ", ".join(f"{s.holder} (fence {s.fence})" for s in others + [newcomer])
-        verdict.problems.append(
-            f"unexplained overlap beyond the limit {newcomer.limit}: {len(others) + 1} semaphore "
-            f"sections at once, {names}: "
-            + ("no fault in this scenario allows it" if not any(
-                allowed(s, contenders) for s in others + [newcomer])
-               else "no stale holder that the fence orders"))
+        beyond = (f"unexplained overlap beyond the limit {newcomer.limit}: {len(others) + 1} "
+                  f"semaphore sections at once, {names}: ")
+        stale = len(others) - newcomer.limit + 1  # at least this many of the others are stale
+        if not (allowed(newcomer, contenders)
+                or sum(allowed(s, contenders) for s in others) >= stale):
+            verdict.unexplained += 1
+            verdict.problems.append(beyond + "no fault in this scenario allows it")
+            continue
+        late = []
+        for section in others + [newcomer]:
+            moment = outnumbered(section, held, forever)
+            if moment is not None and any(t > moment and ok for t, ok in section.accesses):
+                late.append(section.holder)
+        if late:
+            verdict.unexplained += 1
+            verdict.problems.append(
+                beyond + f"the resource accepted an access of {', '.join(late)} after "
+                f"{newcomer.limit} sections with larger fences had theirs")
+            continue
+        verdict.explained += 1
 
 
 def check(events, contenders):

@@ -295,7 +295,9 @@ class SemaphoreTest(unittest.TestCase):
         self.semaphore(h, [(2, 10), (3, 11), (4, 12)], limit=2)
         h.write(5, "stale", accepted=False)
         h.end(13, "stale", abrupt=True)
-        self.assertFlags(h.verdict(), "no stale holder that the fence orders")
+        self.assertFlags(h.verdict(), "4 semaphore sections at once, stale (fence 1), s0 (fence "
+                                      "10), s1 (fence 11), s2 (fence 12): no fault in this "
+                                      "scenario allows it")
 
     def test_a_section_beside_an_exclusive_one_fails(self):
         h = History()
@@ -375,11 +377,33 @@ class SemaphoreTest(unittest.TestCase):
         self.assertEqual((v.explained, v.unexplained, v.lost), (1, 0, 1))
 
     def test_an_allowed_overlap_whose_stale_write_was_accepted_fails(self):
+        # s1 has ended by then: a fenced resource refuses the outnumbered holder for good.
         self.assertFlags(self.stale_holder(accepted_after=True),
-                         "no stale holder that the fence orders")
+                         "accepted an access of stale after 2 sections with larger fences")
 
     def test_an_allowed_overlap_with_the_fences_the_wrong_way_fails(self):
-        self.assertFlags(self.stale_holder(stale_fence=50), "no stale holder that the fence orders")
+        self.assertFlags(self.stale_holder(stale_fence=50),
+                         "accepted an access of s0 after 2 sections with larger fences")
+
+    def test_two_stale_holders_are_refused_as_the_newer_ones_come(self):
+        # A forgotten semaphore: both holders are stale; the second stale holder may go on until
+        # the second newer one has its first access.
+        h = History()
+        for holder, fence in (("old1", 1), ("old2", 2)):
+            h.contender(holder, status=76, expect=(76,), may_overlap=True, limit=2)
+            h.begin(0, holder, fence, limit=2)
+            h.write(1, holder)
+        self.semaphore(h, [(5, 20), (4, 30)], limit=2)  # s1 began first, s0 wrote first (12.5)
+        h.write(13, "old2")  # one newer holder, one place left
+        h.write(14, "old1", accepted=False)
+        h.write(20.5, "old2", accepted=False)
+        h.end(22, "old1", abrupt=True)
+        h.end(23, "old2", abrupt=True)
+        v = h.verdict()
+        self.assertTrue(v.ok, v.problems)
+        self.assertEqual((v.explained, v.unexplained), (2, 0))
+        h.write(21.5, "old2", accepted=True)  # after both newer ones had theirs
+        self.assertFlags(h.verdict(), "accepted an access of old2")
 
     def test_a_write_of_its_own_counter_that_lost_an_increment_fails(self):
         h = History()
