@@ -110,8 +110,8 @@ def semaphore_contention(s):
     Of a --limit 2 semaphore's two holders, one keeps renewing while the other's redlockrun is
     killed with SIGKILL, and two waiters wait. Promise: the killed holder's command dies with it
     (exit 137); its slot frees when its own expiry passes, not earlier (checked against its record
-    on the server) and not later than the renewing holder's expiry: the first waiter runs while
-    the other holder still holds; then the second. No overlap beyond the limit; the others exit
+    on the server), and goes to the waiter that queued first, while the other holder still holds;
+    then the second waiter runs. No overlap beyond the limit; the others exit
     0; nothing stays locked.""")
 def semaphore_holder_killed(s):
     r = s.redis()
@@ -119,8 +119,10 @@ def semaphore_holder_killed(s):
     s.wait_for("the first holder's section", lambda: s.began(killed))
     renewing = s.redlockrun(r, name="renewing", limit=2, ttl="2s", until="end")
     s.wait_for("the second holder's section", lambda: s.began(renewing))
-    waiters = [s.redlockrun(r, name="waiter", limit=2, ttl="2s") for _ in range(2)]
-    s.wait_for("the waiters to block", lambda: r.blocked_clients() == 2)
+    waiters = []
+    for _ in range(2):  # one after the other: the queue's order is known
+        waiters.append(s.redlockrun(r, name="waiter", limit=2, ttl="2s"))
+        s.wait_for("the waiters to block", lambda: r.blocked_clients() == len(waiters))
     s.sleep(1)  # a renewal or two of both holders
     pid = killed.client_pid()
     killed.signal(signal.SIGKILL)
@@ -134,6 +136,8 @@ def semaphore_holder_killed(s):
     if renewing.finished():
         raise ScenarioFailed("the renewing holder ended before a waiter took the freed slot")
     expect_after_expiry(s, first, record, killed.id)
+    if first is not waiters[0]:
+        raise ScenarioFailed(f"{first.id} ran before {waiters[0].id}, which had queued first")
     s.fire("end")
     for contender in [renewing] + waiters:
         s.wait_exit(contender, timeout=20)
@@ -201,5 +205,81 @@ def semaphore_redis_restart(s):
     s.fire("holders-may-end")
     for waiter in waiters:
         s.wait_exit(waiter, timeout=30)
+    s.expect_free(r)
+    more_load(s, r, 2)
+
+
+def queue_places(s, r):
+    """The semaphore's queue: {member "ARRIVAL:ID": kept until, in ms by the server's clock}."""
+    queue = r.call("ZRANGE", "{" + s.key + "}:redlockrun:queue", 0, -1, "WITHSCORES")
+    return {member.decode(): float(score) for member, score in zip(queue[::2], queue[1::2])}
+
+
+def server_ms(r):
+    seconds, micros = r.call("TIME")
+    return int(seconds) * 1000 + int(micros) // 1000
+
+
+def full_with_two_waiters(s, r, events):
+    """A --limit 2 semaphore whose holders run until EVENTS, and two waiters queued one after
+    the other; returns (holders, first waiter, second waiter)."""
+    holders = []
+    for event in events:
+        holder = s.redlockrun(r, name="holder", limit=2, ttl="2s", until=event)
+        s.wait_for(f"{holder.id}'s section", lambda: s.began(holder))
+        holders.append(holder)
+    first = s.redlockrun(r, name="first", limit=2, ttl="2s")
+    s.wait_for("the first waiter to block", lambda: r.blocked_clients() == 1)
+    second = s.redlockrun(r, name="second", limit=2, ttl="2s")
+    s.wait_for("the second waiter to block", lambda: r.blocked_clients() == 2)
+    return holders, first, second
+
+
+@scenario("semaphore-waiter-paused", runs=(1, 5), timeout=120, promise="""
+    A --limit 2 semaphore is full and two waiters queue; the first is stopped with SIGSTOP
+    (redlockrun and all). (1) A holder ends at once: its release wakes the stopped waiter, whose
+    pending request takes the slot on the server and waits unread. Promise: that grant expires
+    after its TTL unused; the second waiter runs no earlier than that; continued, the first waiter
+    does not run on its expired grant but waits again, and runs. (2) The holders run on for more
+    than 10 s: the stopped waiter, asking no more, loses its place. Promise: when a holder ends,
+    the second waiter takes the slot; the first, continued, queues again and runs later. No
+    overlap beyond the limit; every run exits 0; nothing stays locked.""")
+def semaphore_waiter_paused(s):
+    r = s.redis()
+    holders, first, second = full_with_two_waiters(s, r, ("h1-may-end", "h2-may-end"))
+    pid = first.client_pid()
+    first.stop_all()
+    s.fire("h1-may-end")
+    s.wait_for("the stopped waiter's grant", lambda: holder_record(s, r, pid) is not None,
+               timeout=10)
+    record = holder_record(s, r, pid)
+    s.wait_for("the second waiter's section", lambda: s.began(second), timeout=20)
+    expect_after_expiry(s, second, record, f"{first.id}'s unused grant")
+    first.continue_all()
+    s.fire("h2-may-end")
+    for contender in holders + [first, second]:
+        s.wait_exit(contender, timeout=30)
+
+    holders, first, second = full_with_two_waiters(s, r, ("h3-may-end", "h4-may-end"))
+    first.stop_all()
+    s.sleep(0.2)  # a request sent just before the stop has run
+    places = queue_places(s, r)
+    if len(places) != 2:
+        raise ScenarioFailed(f"the queue does not hold the two waiters: {places}")
+    stopped = min(places)  # the first to arrive
+    while server_ms(r) <= places[stopped] + 200:
+        s.sleep(0.2)
+    s.fire("h3-may-end")
+    s.wait_for("the second waiter's section", lambda: s.began(second), timeout=20)
+    if stopped in queue_places(s, r):
+        raise ScenarioFailed("the stopped waiter kept its place past its time")
+    # Fences count grants: the stopped waiter was granted nothing in between.
+    if begin_of(s, second)["fence"] != begin_of(s, holders[1])["fence"] + 1:
+        raise ScenarioFailed("a grant went to someone between the last holder and the second "
+                             "waiter: the stopped waiter kept its place")
+    first.continue_all()
+    s.fire("h4-may-end")
+    for contender in holders + [first, second]:
+        s.wait_exit(contender, timeout=30)
     s.expect_free(r)
     more_load(s, r, 2)
