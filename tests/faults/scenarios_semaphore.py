@@ -1,5 +1,5 @@
-"""Semaphores (--limit N): contention with exclusive runs and classic clients, and holders killed,
-paused or forgotten by a restarted server."""
+"""Semaphores (--limit N): contention with exclusive runs and classic clients; holders killed,
+paused or forgotten by a restarted server; a waiter stopped in the queue."""
 import json
 import signal
 
@@ -256,7 +256,7 @@ def semaphore_waiter_paused(s):
                timeout=10)
     record = holder_record(s, r, pid)
     s.wait_for("the second waiter's section", lambda: s.began(second), timeout=20)
-    expect_after_expiry(s, second, record, f"{first.id}'s unused grant")
+    expect_after_expiry(s, second, record, first.id)  # its grant expired unused
     first.continue_all()
     s.fire("h2-may-end")
     for contender in holders + [first, second]:
