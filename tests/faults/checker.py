@@ -8,6 +8,8 @@ A history is the recorder's events (recorder.py) and the contenders, each a dict
     expect      the set of exit statuses the scenario allows it
     may_overlap True if the scenario allows its section to overlap another (a paused holder, a
                 holder whose lock Redis forgot); the fence must then order the two
+    limit       its --limit: 1 (or absent) for an exclusive lock and for the classic client, N > 1
+                for one of a semaphore's N holders
 
 It reports, and fails on:
 - an overlap of two sections that no allowance explains: neither may overlap, or one is a classic
@@ -18,6 +20,32 @@ It reports, and fails on:
 - a section that never ended, a section of nobody the scenario started, a contender that exited 0
   without a complete section;
 - an exit status outside the contender's expected set.
+
+Semaphores (--limit N). Their sections may overlap each other, up to N at once; none may overlap an
+exclusive or a classic section (the pairs are judged as above). Fences cannot order a semaphore's
+sections by their beginning (a holder granted first may start its command last), so:
+- every fence must be unique, and a section's fence must be larger than every fence of an
+  exclusive section that began before it (and an exclusive section's larger than every semaphore
+  section's before it);
+- a semaphore section holds its lock from its grant, which came before the grant of every section
+  with a larger fence: so it counts as open from its beginning or from the earliest beginning of a
+  semaphore section with a larger fence, whichever comes first. This is how "a section that began
+  after another ended has the larger fence" is checked without assuming that grants and
+  beginnings come in the same order: if the fences say otherwise, the earlier grant counts as
+  open over the later section, and that may make N + 1;
+- a section that begins while N or more sections of the semaphore are open (K of them) is an
+  overlap beyond the limit: at least K - N + 1 of them hold a grant that is no longer valid. It is
+  explained only if the scenario allows it (the newcomer, or K - N + 1 of the others, may overlap)
+  and the fences bounded it at the resource: no section of them had a read or write accepted
+  after it was outnumbered, that is, after N sections with larger fences had each had one
+  accepted while none of those N had ended. For N = 1 this is the rule of exclusive overlaps.
+  Fences cannot tell a resource which of N + 1 holders is stale, only which grant is the oldest:
+  the recorder refuses the oldest (recorder.py), which is the stale one when the scenario pauses,
+  kills or forgets the holders granted first;
+- sections with different limits at once are an unexplained overlap (redlockrun refuses a run
+  with another limit);
+- each semaphore section increments a counter of its own: every accepted write must be its
+  previous accepted value + 1 there too.
 """
 from collections import Counter
 from dataclasses import dataclass, field
@@ -34,6 +62,12 @@ class Section:
     end: int | None = None
     abrupt: bool = False
     accesses: list = field(default_factory=list)  # reads and writes: (time, accepted)
+    limit: int = 1
+    open_from: int | None = None  # a semaphore section: from when it counts as holding
+
+    @property
+    def semaphore(self):
+        return self.kind == "redlockrun" and self.limit > 1
 
     def first_accepted(self):
         return next((t for t, accepted in self.accesses if accepted), None)
@@ -58,7 +92,8 @@ def sections_of(events):
     for event in events:
         conn = event["conn"]
         if event["ev"] == "begin":
-            by_connection[conn] = Section(event["holder"], event["kind"], event["fence"], event["t"])
+            by_connection[conn] = Section(event["holder"], event["kind"], event["fence"], event["t"],
+                                          limit=event.get("limit", 1))
             continue
         section = by_connection.get(conn)
         if section is None:
@@ -69,6 +104,22 @@ def sections_of(events):
             section.end = event["t"]
             section.abrupt = event["abrupt"]
     return sorted(by_connection.values(), key=lambda s: s.begin)
+
+
+def allowed(section, contenders):
+    return contenders.get(section.holder, {}).get("may_overlap", False)
+
+
+def outnumbered(section, held, forever):
+    """When SECTION, of a semaphore of N, was outnumbered at the resource: the first moment at
+    which N sections with larger fences had each had an access accepted and had not ended; None if
+    that never happened. A fencing resource refuses the section from then on."""
+    newer = [s for s in held if s.fence > section.fence and s.first_accepted() is not None]
+    for moment in sorted(s.first_accepted() for s in newer):
+        using = sum(s.first_accepted() <= moment < (s.end or forever) for s in newer)
+        if using >= section.limit:
+            return moment
+    return None
 
 
 def check_overlap(earlier, later, contenders, verdict):
@@ -95,10 +146,56 @@ def check_overlap(earlier, later, contenders, verdict):
         verdict.problems.append(f"unexplained overlap of {names}: {reason}")
 
 
+def check_semaphore(sections, contenders, verdict, forever):
+    """Counts the sections of a semaphore that began while its N others or more were open."""
+    held = sorted((s for s in sections if s.semaphore and s.fence is not None),
+                  key=lambda s: -s.fence)
+    earliest = None
+    for section in held:  # largest fence first: open from the earliest later grant's beginning
+        earliest = section.begin if earliest is None else min(earliest, section.begin)
+        section.open_from = min(section.begin, earliest)
+    held.sort(key=lambda s: (s.open_from, s.fence))
+    for i, newcomer in enumerate(held):
+        others = [s for s in held[:i] if (s.end or forever) > newcomer.open_from]
+        limits = {s.limit for s in others} - {newcomer.limit}
+        if limits:
+            verdict.unexplained += 1
+            verdict.problems.append(
+                f"unexplained overlap of {newcomer.holder} (limit {newcomer.limit}) and sections "
+                f"with limit {', '.join(map(str, sorted(limits)))}: every holder of a semaphore "
+                "must use the same limit")
+            continue
+        if len(others) < newcomer.limit:
+            continue
+        names = ", ".join(f"{s.holder} (fence {s.fence})" for s in others + [newcomer])
+        beyond = (f"unexplained overlap beyond the limit {newcomer.limit}: {len(others) + 1} "
+                  f"semaphore sections at once, {names}: ")
+        stale = len(others) - newcomer.limit + 1  # at least this many of the others are stale
+        if not (allowed(newcomer, contenders)
+                or sum(allowed(s, contenders) for s in others) >= stale):
+            verdict.unexplained += 1
+            verdict.problems.append(beyond + "no fault in this scenario allows it")
+            continue
+        late = []
+        for section in others + [newcomer]:
+            moment = outnumbered(section, held, forever)
+            if moment is not None and any(t > moment and ok for t, ok in section.accesses):
+                late.append(section.holder)
+        if late:
+            verdict.unexplained += 1
+            verdict.problems.append(
+                beyond + f"the resource accepted an access of {', '.join(late)} after "
+                f"{newcomer.limit} sections with larger fences had theirs")
+            continue
+        verdict.explained += 1
+
+
 def check(events, contenders):
     verdict = Verdict()
     by_id = {c["id"]: c for c in contenders}
     sections = sections_of(events)
+    for section in sections:
+        section.limit = by_id.get(section.holder, {}).get("limit", section.limit) or 1
     verdict.sections = len(sections)
 
     for section in sections:
@@ -114,22 +211,45 @@ def check(events, contenders):
         for later in sections[i + 1:]:
             if later.begin >= (earlier.end or forever):
                 break  # sorted by their beginning: no later section overlaps earlier either
+            if earlier.semaphore and later.semaphore:
+                continue  # judged below, by the limit
             check_overlap(earlier, later, by_id, verdict)
+    check_semaphore(sections, by_id, verdict, forever)
 
     fenced = [s for s in sections if s.kind == "redlockrun" and s.fence is not None]
-    for before, after in zip(fenced, fenced[1:]):
-        if after.fence <= before.fence:
+    largest = {True: None, False: None}  # the largest fence before, of semaphores and of the rest
+    for before, after in zip([None] + fenced, fenced):
+        if before is not None and not (before.semaphore and after.semaphore) \
+                and after.fence <= before.fence:
             verdict.problems.append(
                 f"fence went backwards: {before.holder} had {before.fence}, then {after.holder} "
                 f"began with {after.fence}")
+        elif largest[not after.semaphore] is not None and \
+                after.fence <= largest[not after.semaphore].fence:
+            other = largest[not after.semaphore]
+            verdict.problems.append(
+                f"fence went backwards: {other.holder} had {other.fence}, then {after.holder} "
+                f"began with {after.fence}")
+        if largest[after.semaphore] is None or after.fence > largest[after.semaphore].fence:
+            largest[after.semaphore] = after
+    for fence, count in Counter(s.fence for s in fenced).items():
+        if count > 1:
+            holders = ", ".join(s.holder for s in fenced if s.fence == fence)
+            verdict.problems.append(f"repeated fence {fence}: {holders}")
 
     previous = 0
+    own = {}  # a semaphore section's own counter, by connection
     for event in events:
         if event["ev"] == "write" and event["accepted"]:
-            if event["value"] != previous + 1:
+            before = own.get(event["conn"], 0) if event.get("own") else previous
+            if event["value"] != before + 1:
+                whose = " of its own" if event.get("own") else ""
                 verdict.problems.append(
-                    f"lost increment: the counter went from {previous} to {event['value']}")
-            previous = event["value"]
+                    f"lost increment: the counter{whose} went from {before} to {event['value']}")
+            if event.get("own"):
+                own[event["conn"]] = event["value"]
+            else:
+                previous = event["value"]
 
     complete = {s.holder for s in sections if s.end is not None and not s.abrupt}
     for contender in contenders:

@@ -19,19 +19,33 @@ class History:
         self.conns = {}
         self.counter = 0
         self.largest = None
+        self.own = {}  # a semaphore holder's own counter
 
-    def contender(self, holder, status=0, expect=(0,), may_overlap=False, kind="redlockrun"):
+    def contender(self, holder, status=0, expect=(0,), may_overlap=False, kind="redlockrun",
+                  limit=1):
         self.contenders.append({"id": holder, "kind": kind, "status": status,
-                                "expect": set(expect), "may_overlap": may_overlap})
+                                "expect": set(expect), "may_overlap": may_overlap, "limit": limit})
 
-    def begin(self, t, holder, fence, kind="redlockrun"):
+    def begin(self, t, holder, fence, kind="redlockrun", limit=1):
         self.conns[holder] = (len(self.conns) + 1, kind, fence)
+        if limit > 1:
+            self.own[holder] = 0
         self.events.append({"t": t, "ev": "begin", "conn": self.conns[holder][0], "kind": kind,
-                            "holder": holder, "host": "h", "fence": fence, "wall_ns": 0})
+                            "holder": holder, "host": "h", "fence": fence, "wall_ns": 0,
+                            "limit": limit})
 
     def write(self, t, holder, value=None, accepted=None):
-        """A write as the recorder would judge it, unless accepted says otherwise."""
+        """A write as the recorder would judge it, unless accepted says otherwise. A semaphore
+        holder's writes go to its own counter and are accepted unless told otherwise."""
         conn, kind, fence = self.conns[holder]
+        if holder in self.own:
+            accepted = True if accepted is None else accepted
+            value = self.own[holder] + 1 if value is None else value
+            if accepted:
+                self.own[holder] = value
+            self.events.append({"t": t, "ev": "write", "conn": conn, "value": value,
+                                "accepted": accepted, "own": True})
+            return
         if accepted is None:
             accepted = kind != "redlockrun" or self.largest is None or fence >= self.largest
         if accepted and kind == "redlockrun":
@@ -45,6 +59,10 @@ class History:
 
     def read(self, t, holder, accepted=None):
         conn, kind, fence = self.conns[holder]
+        if holder in self.own:
+            self.events.append({"t": t, "ev": "read", "conn": conn, "value": self.own[holder],
+                                "accepted": True if accepted is None else accepted, "own": True})
+            return
         if accepted is None:
             accepted = kind != "redlockrun" or self.largest is None or fence >= self.largest
         if accepted and kind == "redlockrun":
@@ -55,8 +73,8 @@ class History:
     def end(self, t, holder, abrupt=False):
         self.events.append({"t": t, "ev": "end", "conn": self.conns[holder][0], "abrupt": abrupt})
 
-    def section(self, start, stop, holder, fence, kind="redlockrun"):
-        self.begin(start, holder, fence, kind)
+    def section(self, start, stop, holder, fence, kind="redlockrun", limit=1):
+        self.begin(start, holder, fence, kind, limit)
         self.write((start + stop) / 2, holder)
         self.end(stop, holder)
 
@@ -235,6 +253,178 @@ class CheckerTest(unittest.TestCase):
         self.assertFlags(h.verdict(), "had no REDLOCKRUN_FENCE")
 
 
+class SemaphoreTest(unittest.TestCase):
+    """Sections of --limit N holders: up to N at once, never beside an exclusive or classic one."""
+
+    assertFlags = CheckerTest.assertFlags
+
+    def semaphore(self, h, times, limit=3, first_fence=10, **contender):
+        """Holders s0, s1, ... with sections at TIMES (start, stop) and fences growing from
+        FIRST_FENCE (or given as a third element)."""
+        for i, (start, stop, *fence) in enumerate(times):
+            h.contender(f"s{i}", limit=limit, **contender)
+            h.section(start, stop, f"s{i}", fence[0] if fence else first_fence + i, limit=limit)
+
+    def test_n_sections_at_once_pass(self):
+        h = History()
+        self.semaphore(h, [(0, 10), (1, 11), (2, 12), (10.5, 20), (11.5, 21), (12.5, 22)])
+        v = h.verdict()
+        self.assertTrue(v.ok, v.problems)
+        self.assertEqual((v.sections, v.explained, v.unexplained), (6, 0, 0))
+
+    def test_sections_that_begin_out_of_fence_order_pass(self):
+        # A holder granted first may start its command last.
+        h = History()
+        self.semaphore(h, [(0, 10, 12), (1, 11, 10), (2, 12, 11)])
+        v = h.verdict()
+        self.assertTrue(v.ok, v.problems)
+
+    def test_n_plus_one_sections_at_once_fail(self):
+        h = History()
+        self.semaphore(h, [(0, 10), (1, 11), (2, 12), (3, 13)])
+        v = h.verdict()
+        self.assertFlags(v, "unexplained overlap beyond the limit 3: 4 semaphore sections at once")
+        self.assertFlags(v, "no fault in this scenario allows it")
+        self.assertEqual(v.unexplained, 1)
+
+    def test_n_plus_two_with_one_stale_holder_fails(self):
+        h = History()
+        h.contender("stale", status=76, expect=(76,), may_overlap=True, limit=2)
+        h.begin(0, "stale", 1, limit=2)
+        h.write(1, "stale")
+        self.semaphore(h, [(2, 10), (3, 11), (4, 12)], limit=2)
+        h.write(5, "stale", accepted=False)
+        h.end(13, "stale", abrupt=True)
+        self.assertFlags(h.verdict(), "4 semaphore sections at once, stale (fence 1), s0 (fence "
+                                      "10), s1 (fence 11), s2 (fence 12): no fault in this "
+                                      "scenario allows it")
+
+    def test_a_section_beside_an_exclusive_one_fails(self):
+        h = History()
+        self.semaphore(h, [(0, 10), (1, 11)])
+        h.contender("x")
+        h.section(5, 15, "x", 20)
+        self.assertFlags(h.verdict(), "unexplained overlap of s0 (fence 10) and x (fence 20)")
+
+    def test_an_exclusive_section_inside_a_semaphore_section_fails(self):
+        h = History()
+        h.contender("x")
+        h.section(0, 1, "x", 5)
+        self.semaphore(h, [(2, 10)], first_fence=6)
+        h.contender("y")
+        h.section(3, 4, "y", 7)
+        self.assertFlags(h.verdict(), "unexplained overlap of s0 (fence 6) and y (fence 7)")
+
+    def test_a_section_beside_a_classic_one_fails(self):
+        h = History()
+        self.semaphore(h, [(0, 10)], may_overlap=True)
+        h.contender("c", kind="classic")
+        h.section(5, 15, "c", None, kind="classic")
+        self.assertFlags(h.verdict(), "classic section has no fence")
+
+    def test_repeated_fences_fail(self):
+        h = History()
+        self.semaphore(h, [(0, 10, 7), (1, 11, 7)])
+        self.assertFlags(h.verdict(), "repeated fence 7: s0, s1")
+
+    def test_an_exclusive_fence_larger_than_a_later_semaphore_fence_fails(self):
+        h = History()
+        h.contender("x")
+        h.section(0, 5, "x", 20)
+        self.semaphore(h, [(6, 10), (7, 11)])
+        self.assertFlags(h.verdict(), "fence went backwards: x had 20, then s0 began with 10")
+
+    def test_a_semaphore_fence_larger_than_a_later_exclusive_fence_fails(self):
+        h = History()
+        self.semaphore(h, [(0, 10, 30), (1, 11, 10)])
+        h.contender("x")
+        h.section(12, 15, "x", 20)
+        self.assertFlags(h.verdict(), "fence went backwards: s0 had 30, then x began with 20")
+
+    def test_a_section_that_began_after_a_later_grant_ended_counts_from_that_grant(self):
+        # s1 (fence 11) was granted before s2 (fence 12), so it held the semaphore during s2's
+        # whole section, even though its own began after s2 ended: with s0, three at once.
+        times = [(0, 100, 10), (20, 30, 11), (5, 10, 12)]
+        h = History()
+        self.semaphore(h, times, limit=2)
+        self.assertFlags(h.verdict(), "beyond the limit 2: 3 semaphore sections at once")
+        h = History()
+        self.semaphore(h, times, limit=3)
+        v = h.verdict()
+        self.assertTrue(v.ok, v.problems)
+
+    def test_sections_with_another_limit_at_once_fail(self):
+        h = History()
+        self.semaphore(h, [(0, 10)], limit=3)
+        h.contender("two", limit=2)
+        h.section(5, 15, "two", 20, limit=2)
+        self.assertFlags(h.verdict(), "every holder of a semaphore must use the same limit")
+
+    def stale_holder(self, accepted_after=False, stale_fence=1):
+        """Limit 2: "stale" holds, s0 holds; stale is paused, s1 takes its place."""
+        h = History()
+        h.contender("stale", status=76, expect=(76,), may_overlap=True, limit=2)
+        h.begin(0, "stale", stale_fence, limit=2)
+        h.write(1, "stale")
+        self.semaphore(h, [(2, 30), (10, 20)], limit=2)
+        h.write(25, "stale", accepted=accepted_after)
+        h.end(26, "stale", abrupt=True)
+        return h.verdict()
+
+    def test_an_allowed_overlap_beyond_the_limit_ordered_by_the_fence_passes(self):
+        v = self.stale_holder()
+        self.assertTrue(v.ok, v.problems)
+        self.assertEqual((v.explained, v.unexplained, v.lost), (1, 0, 1))
+
+    def test_an_allowed_overlap_whose_stale_write_was_accepted_fails(self):
+        # s1 has ended by then: a fenced resource refuses the outnumbered holder for good.
+        self.assertFlags(self.stale_holder(accepted_after=True),
+                         "accepted an access of stale after 2 sections with larger fences")
+
+    def test_an_allowed_overlap_with_the_fences_the_wrong_way_fails(self):
+        self.assertFlags(self.stale_holder(stale_fence=50),
+                         "accepted an access of s0 after 2 sections with larger fences")
+
+    def test_two_stale_holders_are_refused_as_the_newer_ones_come(self):
+        # A forgotten semaphore: both holders are stale; the second stale holder may go on until
+        # the second newer one has its first access.
+        h = History()
+        for holder, fence in (("old1", 1), ("old2", 2)):
+            h.contender(holder, status=76, expect=(76,), may_overlap=True, limit=2)
+            h.begin(0, holder, fence, limit=2)
+            h.write(1, holder)
+        self.semaphore(h, [(5, 20), (4, 30)], limit=2)  # s1 began first, s0 wrote first (12.5)
+        h.write(13, "old2")  # one newer holder, one place left
+        h.write(14, "old1", accepted=False)
+        h.write(20.5, "old2", accepted=False)
+        h.end(22, "old1", abrupt=True)
+        h.end(23, "old2", abrupt=True)
+        v = h.verdict()
+        self.assertTrue(v.ok, v.problems)
+        self.assertEqual((v.explained, v.unexplained), (2, 0))
+        h.write(21.5, "old2", accepted=True)  # after both newer ones had theirs
+        self.assertFlags(h.verdict(), "accepted an access of old2")
+
+    def test_a_write_of_its_own_counter_that_lost_an_increment_fails(self):
+        h = History()
+        h.contender("s", limit=2)
+        h.begin(0, "s", 1, limit=2)
+        h.write(1, "s")
+        h.write(2, "s", value=0)  # a stale read's write, accepted
+        h.end(3, "s")
+        self.assertFlags(h.verdict(), "lost increment: the counter of its own went from 1 to 0")
+
+    def test_semaphore_writes_leave_the_shared_counter_alone(self):
+        h = History()
+        h.contender("x")
+        h.section(0, 1, "x", 1)
+        self.semaphore(h, [(2, 10), (3, 11)], limit=2)
+        h.contender("y")
+        h.section(12, 13, "y", 20)  # the shared counter goes from 1 to 2
+        v = h.verdict()
+        self.assertTrue(v.ok, v.problems)
+
+
 class RecorderTest(unittest.TestCase):
     """The recorder's fence rule, which the checker's verdicts on allowed overlaps rely on."""
 
@@ -277,6 +467,76 @@ class RecorderTest(unittest.TestCase):
         events = [json.loads(line) for line in log.getvalue().splitlines()]
         self.assertEqual([e["ev"] for e in events], ["begin", "read", "end"])
         self.assertTrue(events[-1]["abrupt"])
+
+    def place(self, number, fence, limit=2):
+        """A request of the semaphore section on connection NUMBER."""
+        return self.resource.admits({"kind": "redlockrun", "holder": f"s{number}", "fence": fence,
+                                     "limit": limit}, number)
+
+    def test_n_semaphore_sections_are_admitted_at_once_whatever_their_fences(self):
+        self.assertTrue(self.place(1, 8))
+        self.assertTrue(self.place(2, 7))
+        self.assertTrue(self.place(1, 8))
+        self.assertTrue(self.place(2, 7))
+
+    def test_the_n_plus_first_displaces_the_smallest_fence_for_good(self):
+        self.assertTrue(self.place(1, 5))
+        self.assertTrue(self.place(2, 6))
+        self.assertTrue(self.place(3, 7))
+        self.assertFalse(self.place(1, 5))
+        self.assertTrue(self.place(2, 6))
+        self.assertTrue(self.place(3, 7))
+        self.resource.leave(3)
+        self.assertFalse(self.place(1, 5))  # displaced: a free place does not take it back
+
+    def test_an_n_plus_first_with_the_smallest_fence_is_refused(self):
+        self.assertTrue(self.place(1, 5))
+        self.assertTrue(self.place(2, 6))
+        self.assertFalse(self.place(3, 4))
+        self.assertTrue(self.place(1, 5))
+
+    def test_a_place_frees_when_its_section_ends(self):
+        self.assertTrue(self.place(1, 5))
+        self.assertTrue(self.place(2, 6))
+        self.resource.leave(1)
+        self.assertTrue(self.place(3, 7))
+        self.assertTrue(self.place(2, 6))
+
+    def test_the_same_fence_in_two_places_is_refused(self):
+        self.assertTrue(self.place(1, 5))
+        self.assertFalse(self.place(2, 5))
+
+    def test_exclusive_and_semaphore_fences_fence_each_other(self):
+        self.assertTrue(self.place(1, 5))
+        self.assertFalse(self.admits("x", 4))
+        self.assertTrue(self.admits("x", 6))
+        self.assertFalse(self.place(1, 5))
+        self.assertFalse(self.place(2, 6))
+        self.assertTrue(self.place(3, 7))
+
+    def test_a_semaphore_section_keeps_a_counter_of_its_own(self):
+        import io
+        import json
+        import socket
+        import threading
+        log = io.StringIO()
+        resource = Resource(log)
+        ends = [socket.socketpair() for _ in range(2)]
+        for number, (server, _) in enumerate(ends, 1):
+            threading.Thread(target=resource.serve, args=(server, number), daemon=True).start()
+        answers = []
+        for client, request in [(ends[0][1], "BEGIN redlockrun a h 5 0 2"),
+                                (ends[1][1], "BEGIN redlockrun b h 6 0 2"),
+                                (ends[0][1], "WRITE 1"), (ends[1][1], "WRITE 1"),
+                                (ends[0][1], "READ"), (ends[1][1], "READ")]:
+            client.sendall(request.encode() + b"\n")
+            answers.append(client.recv(100).decode().strip())
+        self.assertEqual(answers, ["OK", "OK", "ACCEPTED", "ACCEPTED", "VALUE 1", "VALUE 1"])
+        self.assertEqual(resource.counter, 0)
+        writes = [json.loads(line) for line in log.getvalue().splitlines()]
+        self.assertTrue(all(e["own"] for e in writes if e["ev"] == "write"))
+        for _, client in ends:
+            client.close()
 
     def test_a_classic_section_is_never_refused(self):
         self.assertTrue(self.admits("a", 9))

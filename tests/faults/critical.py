@@ -1,16 +1,18 @@
 #!/usr/bin/python3
 """A critical section: the command a contender runs while it holds the lock.
 
-    critical.py SOCKET KIND HOLDER HOST STEPS STEP_MS [UNTIL_FILE]
+    critical.py SOCKET KIND HOLDER HOST STEPS STEP_MS LIMIT [UNTIL_FILE]
 
 Connects to the recorder (recorder.py) on SOCKET, begins a section as HOLDER on HOST with the fence
 from $REDLOCKRUN_FENCE (KIND redlockrun) or none (KIND classic), then does STEPS read-sleep-write
 increments of the recorder's counter, each holding its read for STEP_MS: two sections that overlap
 lose an increment unless the recorder refuses the stale holder. A stale holder whose read is refused
 writes 0 all the same, as a writer that does not check would: a recorder that accepted it would
-break the counter. With UNTIL_FILE it goes on until
-that file exists instead (at most 120 s). It ends the section with END; killed, it ends it by
-closing the connection. Refused writes are the resource's business: the section goes on.
+break the counter. With UNTIL_FILE it goes on until that file exists instead (at most 120 s).
+LIMIT is the holder's --limit, 1 for an exclusive lock: a semaphore's section (LIMIT > 1) takes one
+of the recorder's LIMIT places and increments a counter of its own. It ends the section with END;
+killed, it ends it by closing the connection. Refused writes are the resource's business: the
+section goes on.
 """
 import os
 import select
@@ -20,8 +22,8 @@ import time
 
 
 def main():
-    path, kind, holder, host, steps, step_ms = sys.argv[1:7]
-    until = sys.argv[7] if len(sys.argv) > 7 else None
+    path, kind, holder, host, steps, step_ms, limit = sys.argv[1:8]
+    until = sys.argv[8] if len(sys.argv) > 8 else None
     fence = os.environ.get("REDLOCKRUN_FENCE", "-") if kind == "redlockrun" else "-"
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.connect(path)
@@ -31,7 +33,7 @@ def main():
         conn.sendall(request.encode() + b"\n")
         return answers.readline().decode().split()
 
-    ask(f"BEGIN {kind} {holder} {host} {fence} {time.time_ns()}")
+    ask(f"BEGIN {kind} {holder} {host} {fence} {time.time_ns()} {limit}")
     give_up = time.monotonic() + 120
     done = 0
     while True:

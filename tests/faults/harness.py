@@ -177,9 +177,9 @@ class Redis:
 class Contender:
     """One redlockrun run, or one run of the classic client, whose command is a critical section."""
 
-    def __init__(self, s, kind, ident, argv, expect, may_overlap):
+    def __init__(self, s, kind, ident, argv, expect, may_overlap, limit=1):
         self.s, self.kind, self.id = s, kind, ident
-        self.expect, self.may_overlap = set(expect), may_overlap
+        self.expect, self.may_overlap, self.limit = set(expect), may_overlap, limit
         self.process = Process(argv, os.path.join(s.dir, "contenders", f"{ident}.log"),
                                env=s.env)
         self.status = None
@@ -236,7 +236,7 @@ class Contender:
 
     def record(self):
         return {"id": self.id, "kind": self.kind, "status": self.status, "expect": self.expect,
-                "may_overlap": self.may_overlap}
+                "may_overlap": self.may_overlap, "limit": self.limit}
 
 
 class Scenario:
@@ -280,24 +280,28 @@ class Scenario:
             self.counter += 1
             return f"{name}{self.counter}"
 
-    def critical(self, kind, ident, host, steps, step_ms, until):
+    def critical(self, kind, ident, host, steps, step_ms, until, limit=1):
         argv = [PYTHON, CRITICAL, self.recorder_sock, kind, ident, host or self.host, str(steps),
-                str(step_ms)]
+                str(step_ms), str(limit)]
         if until is not None:
             argv.append(self.event_path(until))
         return argv
 
     def redlockrun(self, server=None, url=None, name="r", key=None, ttl="3s", options=(),
                    prefix=(), wrap=(), host=None, steps=2, step_ms=20, until=None, expect=(0,),
-                   may_overlap=False):
-        """Starts `PREFIX redlockrun -u URL -k KEY -t TTL OPTIONS -- WRAP critical section`. The
-        section does STEPS increments of STEP_MS, or goes on until the event UNTIL is fired."""
+                   may_overlap=False, limit=None):
+        """Starts `PREFIX redlockrun -u URL -k KEY -t TTL [--limit LIMIT] OPTIONS -- WRAP critical
+        section`. The section does STEPS increments of STEP_MS, or goes on until the event UNTIL
+        is fired. LIMIT N makes it one of a semaphore's N holders (None: an exclusive lock)."""
         ident = self.next_id(name)
         url = url or server.url
+        semaphore = ["--limit", str(limit)] if limit is not None else []
         argv = list(prefix) + [self.redlockrun_binary, "-u", url, "-k", key or self.key,
-                               "-t", ttl, *options, "--", *wrap,
-                               *self.critical("redlockrun", ident, host, steps, step_ms, until)]
-        return self.add(Contender(self, "redlockrun", ident, argv, expect, may_overlap))
+                               "-t", ttl, *semaphore, *options, "--", *wrap,
+                               *self.critical("redlockrun", ident, host, steps, step_ms, until,
+                                              limit or 1)]
+        return self.add(Contender(self, "redlockrun", ident, argv, expect, may_overlap,
+                                  limit or 1))
 
     def classic(self, server=None, address=None, name="c", key=None, unit="ms", timeout=3,
                 prefix=(), host=None, steps=2, step_ms=20, until=None, expect=(0,)):

@@ -11,9 +11,21 @@ read before a stale holder's last write would write back a lost update. A sectio
 fence and is never refused (the resource cannot tell). A connection that closes without END (its
 command was killed) ends its section at the time of the close.
 
+A section of a semaphore (a redlockrun run with --limit N, N > 1) shares the resource with up to
+N-1 others, so it cannot be held to the largest fence. The resource has N places for them instead:
+a semaphore section takes a place at its first request and keeps it until it ends. A section that
+asks for a place while N sections hold one means that one of those N + 1 is stale; fences cannot
+say which (they order grants, not slots), so the resource displaces the smallest fence, the
+oldest grant, and refuses every later request of the displaced section. It also refuses a
+semaphore section whose fence is not larger than the largest an exclusive section had accepted,
+or equal to the fence of a section holding a place. Semaphore sections do not share the counter
+(N read-sleep-writes at once would lose increments by design): each reads and writes a counter of
+its own, which starts at 0; its events say so with "own".
+
 The protocol is one line per request, one line per answer:
 
-    BEGIN KIND HOLDER HOST FENCE WALL_NS   -> OK        KIND is redlockrun or classic; FENCE is - if none
+    BEGIN KIND HOLDER HOST FENCE WALL_NS [LIMIT]   -> OK     KIND is redlockrun or classic; FENCE
+                                                      is - if none; LIMIT is 1 (exclusive) or N
     READ                                   -> VALUE N | REFUSED   the counter
     WRITE N                                -> ACCEPTED | REFUSED
     END                                    -> OK
@@ -34,6 +46,10 @@ class Resource:
         self.log = log
         self.counter = 0
         self.largest = None  # (fence, holder) of the last write accepted with the largest fence
+        self.largest_exclusive = None  # the largest fence accepted from an exclusive section
+        self.places = {}  # connection number -> fence, for the semaphore sections holding a place
+        self.displaced = set()  # connection numbers of semaphore sections displaced from a place
+        self.own = {}  # connection number -> a semaphore section's own counter
         self.open = {}  # connection number -> holder, for sections still running at shutdown
 
     def record(self, **event):
@@ -42,16 +58,51 @@ class Resource:
         self.log.write(json.dumps(event) + "\n")
         self.log.flush()
 
-    def admits(self, section):
+    def admits(self, section, number=None):
         if section["kind"] != "redlockrun":
             return True
         fence = section["fence"]
         if fence is None:
             return False
+        if section.get("limit", 1) > 1:
+            return self.admits_to_a_place(section, number)
         if self.largest is None or fence > self.largest[0]:
             self.largest = (fence, section["holder"])
+            self.largest_exclusive = fence
             return True
-        return self.largest == (fence, section["holder"])
+        if self.largest == (fence, section["holder"]):
+            self.largest_exclusive = fence
+            return True
+        return False
+
+    def admits_to_a_place(self, section, number):
+        """A semaphore section: one of at most LIMIT places; see the module's docstring."""
+        fence = section["fence"]
+        if number in self.displaced:
+            return False
+        if self.largest_exclusive is not None and fence <= self.largest_exclusive:
+            return False
+        if number not in self.places:
+            if fence in self.places.values():
+                return False
+            self.places[number] = fence
+            if len(self.places) > section["limit"]:
+                oldest = min(self.places, key=self.places.get)
+                del self.places[oldest]
+                self.displaced.add(oldest)
+                self.record(ev="displaced", conn=oldest, by=number)
+                if oldest == number:
+                    return False
+        if self.largest is None or fence > self.largest[0]:
+            self.largest = (fence, section["holder"])
+        return True
+
+    def leave(self, number):
+        """A section ended: a semaphore section's place is free again."""
+        self.places.pop(number, None)
+        self.displaced.discard(number)
+        self.own.pop(number, None)
+        self.open.pop(number, None)
 
     def serve(self, conn, number):
         section = None
@@ -76,7 +127,7 @@ class Resource:
         with self.lock:
             if section is not None and not ended:
                 self.record(ev="end", conn=number, abrupt=True)
-            self.open.pop(number, None)
+            self.leave(number)
 
     @staticmethod
     def lines_until_closed(lines):
@@ -89,27 +140,34 @@ class Resource:
 
     def handle(self, number, words, section):
         verb = words[0]
-        if verb == "BEGIN" and section is None and len(words) == 6:
-            kind, holder, host, fence, wall_ns = words[1:]
+        if verb == "BEGIN" and section is None and len(words) in (6, 7):
+            kind, holder, host, fence, wall_ns = words[1:6]
             fence = int(fence) if fence.isdigit() else None
-            self.open[number] = {"kind": kind, "holder": holder, "fence": fence}
+            limit = int(words[6]) if len(words) == 7 and words[6].isdigit() else 1
+            self.open[number] = {"kind": kind, "holder": holder, "fence": fence, "limit": limit}
             self.record(ev="begin", conn=number, kind=kind, holder=holder, host=host, fence=fence,
-                        wall_ns=int(wall_ns))
+                        wall_ns=int(wall_ns), limit=limit)
             return "OK"
         if section is None:
             return "ERR begin first"
+        own = section["kind"] == "redlockrun" and section["limit"] > 1
+        extra = {"own": True} if own else {}
         if verb == "READ":
-            accepted = self.admits(section)
-            self.record(ev="read", conn=number, value=self.counter, accepted=accepted)
-            return f"VALUE {self.counter}" if accepted else "REFUSED"
+            accepted = self.admits(section, number)
+            value = self.own.get(number, 0) if own else self.counter
+            self.record(ev="read", conn=number, value=value, accepted=accepted, **extra)
+            return f"VALUE {value}" if accepted else "REFUSED"
         if verb == "WRITE" and len(words) == 2 and words[1].isdigit():
-            accepted = self.admits(section)
-            if accepted:
+            accepted = self.admits(section, number)
+            if accepted and own:
+                self.own[number] = int(words[1])
+            elif accepted:
                 self.counter = int(words[1])
-            self.record(ev="write", conn=number, value=int(words[1]), accepted=accepted)
+            self.record(ev="write", conn=number, value=int(words[1]), accepted=accepted, **extra)
             return "ACCEPTED" if accepted else "REFUSED"
         if verb == "END":
             self.record(ev="end", conn=number, abrupt=False)
+            self.places.pop(number, None)  # now: the next request may be another's
             return "OK"
         return "ERR unknown request"
 
