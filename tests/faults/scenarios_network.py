@@ -126,7 +126,7 @@ def waiter_partitioned(s):
     no_lock_left(s, r, prefix=lab.prefix_server)
 
 
-@scenario("net-latency", runs=(1, 10), timeout=120, promise="""
+@scenario("net-latency", runs=(1, 10), timeout=240, promise="""
     Every chunk between redlockrun and Redis, each way, is delayed 200 ms ± 100 ms (order kept),
     by a proxy: contenders with a TTL of 2 s, renewed every 0.67 s, run sections of about 1 s.
     Promise: no overlap, no lost increment; a holder could lose its lock only if a renewal's round
@@ -134,9 +134,11 @@ def waiter_partitioned(s):
 def latency(s):
     r = s.redis()
     url, _ = start_proxy(s, r, "delay", "200", "100")
+    # Each section takes about 2.5 s with the delays (its second of work, and the acquire, renew
+    # and release round trips at up to 600 ms each), one after another: 60 of them in long mode.
     sections = 20 if s.long else 2
     s.load(lambda: s.redlockrun(url=url, ttl="2s", steps=4, step_ms=250), workers=3,
-           sections=sections).join(timeout=110)
+           sections=sections).join(timeout=230)
 
 
 @scenario("net-packet-loss", runs=(1, 10), timeout=120, promise="""
