@@ -40,7 +40,8 @@ std::string advice(std::string_view code, const std::string& text) {
         return "this is a read-only replica; point --url at the primary";
     }
     if (code == "MOVED" || code == "ASK") {
-        return "the key lives on another Redis Cluster node; point --url at the node named above";
+        return "Redis Cluster kept sending the request elsewhere; check the cluster's state "
+               "(redis-cli --cluster check)";
     }
     if (code == "CROSSSLOT") {
         return "in Redis Cluster, a key with a '}' but no {hash tag} cannot share a slot with "
