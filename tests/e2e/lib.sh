@@ -143,7 +143,14 @@ database_snapshot() {
     rcli dbsize
     local key
     rcli --raw keys '*' | sort | while read -r key; do
-        echo "$key $(rcli --no-raw dump "$key") $(rcli pexpiretime "$key")"
+        if [ "$(rcli type "$key")" = hash ]; then
+            # DUMP of a hash in a hash table follows the table's order, which a mere read can
+            # change while the table is rehashed: compare the fields in order instead.
+            echo "$key hash $(rcli --no-raw hgetall "$key" | sed "s/^ *[0-9]*) //" | paste - - | sort | tr '\n' ' ')" \
+                "$(rcli pexpiretime "$key")"
+        else
+            echo "$key $(rcli --no-raw dump "$key") $(rcli pexpiretime "$key")"
+        fi
     done
 }
 
