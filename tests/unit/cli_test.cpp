@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -221,6 +222,76 @@ TEST_CASE("cli: where CLI11's defaults differ from getopt_long, getopt_long's be
     // An unknown option before a bad one is reported first, as getopt_long would.
     CHECK(usage_error({"--bogus", "-k"}) == "unknown option --bogus");
     CHECK(usage_error({"-q", "--config"}) == "--config needs a value");
+}
+
+namespace {
+
+// What a parse comes to: the command line, or its usage error's message.
+struct Outcome {
+    std::optional<CommandLine> line;
+    std::string error;
+
+    bool operator==(const Outcome&) const = default;
+};
+
+Outcome outcome(CommandLine (*parse_with)(int, const char* const*),
+                const std::vector<const char*>& argv) {
+    try {
+        return {parse_with(static_cast<int>(argv.size()), argv.data()), {}};
+    } catch (const UsageError& error) {
+        return {std::nullopt, error.what()};
+    }
+}
+
+} // namespace
+
+TEST_CASE("cli: declaring only the options the words can name changes nothing CLI11 reads") {
+    const std::vector<std::vector<const char*>> lines{
+        {"-k", "job", "true"},
+        {"-nqk", "job", "true"},
+        {"-kn", "true"},
+        {"-k", "-n", "true"},
+        {"-k", "j", "-nqx", "true"},
+        {"-vt5s", "-k", "j", "true"},
+        {"--key=a=b", "true"},
+        {"--key=", "true"},
+        {"--key", "--", "true"},
+        {"-k", "--ttl=", "true"},
+        {"-k", "j", "--", "a=", "b"},
+        {"-k", "j", "", "-p"},
+        {"-k", "j", "-", "x"},
+        {"-k", "j", "-1", "true"},
+        {"-k", "j", "ls", "--help"},
+        {"-hx"},
+        {"-qVk"},
+        {"-V", "-h"},
+        {"--help=me"},
+        {"--bogus", "-k"},
+        {"--bogus=1", "-k", "j", "true"},
+        {"--verb", "-k", "j", "true"},
+        {"--quiet=yes", "-k", "j", "true"},
+        {"--no-renew=", "-k", "j", "true"},
+        {"--nb=1", "-k", "j", "true"},
+        {"-q", "--config"},
+        {"-k", "j", "-w"},
+        {"-u", "redis://:one@h", "--url=redis://:two@h", "-k", "j", "true"},
+        {"-t", "1s", "--ttl=2s", "-k", "j", "-c", "echo hi"},
+        {"--status", "-k", "job", "--json"},
+        {"-", "-k", "j"},
+        {"--", "-k", "j"},
+        {"---k", "j", "true"},
+        {"-k", "j", "-c"},
+        {},
+    };
+    for (const auto& words : lines) {
+        std::vector<const char*> argv{"redlockrun"};
+        argv.insert(argv.end(), words.begin(), words.end());
+        const Outcome declared_as_needed = outcome(parse_command_line, argv);
+        const Outcome declared_all = outcome(parse_command_line_declaring_every_option, argv);
+        CAPTURE(declared_as_needed.error);
+        CAPTURE(declared_all.error);
+        CHECK(declared_as_needed == declared_all);
+    }
 }
 
 TEST_CASE("cli: every --url given is kept, for hiding its password") {
