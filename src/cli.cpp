@@ -227,9 +227,6 @@ private:
 };
 
 Declarations::Declarations(NamesInUse names) : names_in_use_(std::move(names)) {
-    app.formatter(std::make_shared<HelpLayout>());
-    app.description(summary);
-    app.footer(footer);
     app.set_help_flag(); // CLI11's own would act only after everything was parsed
     // As in flock(1): the first word that is not an option starts the command, and options that
     // are not known stay in what is left over, in front of it.
@@ -527,7 +524,12 @@ OptionText parse_config_text(std::string_view text, const std::string& file) {
 }
 
 std::string help_text() {
-    return Declarations(NamesInUse::every_name()).app.help();
+    // The layout, summary and footer matter only here: a parse does without them.
+    Declarations declarations(NamesInUse::every_name());
+    declarations.app.formatter(std::make_shared<HelpLayout>());
+    declarations.app.description(summary);
+    declarations.app.footer(footer);
+    return declarations.app.help();
 }
 
 std::string version_text() {
