@@ -129,7 +129,9 @@ std::vector<std::string> unmarked(std::vector<std::string> words) {
 // whose names can appear in the words makes no difference to how CLI11 reads them. Declaring only
 // the others saves most of what a run spends in CLI11: each declaration is compared with every
 // earlier one. The test is generous: a short name counts if its letter is anywhere in a word that
-// starts with '-', even in a value or the command; a long name if it is between "--" and '='.
+// starts with '-', even in a value or the command; a long name if it follows "--" up to a '=', or
+// follows any '-' inside a word of short options (CLI11 reads the rest of "-q-ttl=1" after the flag
+// -q as the word "--ttl=1").
 class NamesInUse {
 public:
     static NamesInUse every_name() {
@@ -144,10 +146,13 @@ public:
         for (int i = 1; i < argc; ++i) {
             const std::string_view word = argv[i];
             if (word.starts_with("--")) {
-                names.long_names_.push_back(word.substr(2, word.find('=') - 2));
+                names.add_long_name(word.substr(2));
             } else if (word.starts_with('-')) {
-                for (const char letter : word.substr(1)) {
-                    names.short_names_.set(static_cast<unsigned char>(letter));
+                for (size_t at = 1; at < word.size(); ++at) {
+                    names.short_names_.set(static_cast<unsigned char>(word[at]));
+                    if (word[at] == '-') {
+                        names.add_long_name(word.substr(at + 1));
+                    }
                 }
             }
         }
@@ -187,6 +192,11 @@ public:
     }
 
 private:
+    // "name=value" or "name".
+    void add_long_name(std::string_view text) {
+        long_names_.push_back(text.substr(0, text.find('=')));
+    }
+
     bool every_name_ = false;
     std::bitset<256> short_names_;
     std::vector<std::string_view> long_names_; // views of the words or entries, which outlive it

@@ -276,6 +276,11 @@ TEST_CASE("cli: declaring only the options the words can name changes nothing CL
         {"-k", "j", "-w"},
         {"-u", "redis://:one@h", "--url=redis://:two@h", "-k", "j", "true"},
         {"-t", "1s", "--ttl=2s", "-k", "j", "-c", "echo hi"},
+        // Found by fuzzing: CLI11 reads what follows the flag -q in "-q-status" as "--status".
+        {"-q-status", "-k", "j"},
+        {"-q-on-lost", "term", "-k", "j", "true"},
+        {"-nq-ttl=5s", "-k", "j", "true"},
+        {"-k", "j", "-v--status", "true"},
         {"--status", "-k", "job", "--json"},
         {"-", "-k", "j"},
         {"--", "-k", "j"},
