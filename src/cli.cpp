@@ -486,7 +486,11 @@ CommandLine parse_command_line_declaring_every_option(int argc, const char* cons
     return parse_words(argc, argv, NamesInUse::every_name());
 }
 
-OptionText parse_config_text(std::string_view text, const std::string& file) {
+namespace {
+
+enum class DeclareEvery { no, yes };
+
+OptionText parse_config(std::string_view text, const std::string& file, DeclareEvery every) {
     const auto where = [&](const std::string& entry, int nth = 1) {
         const auto line = line_of(text, entry, nth);
         return line ? fmt::format("{}, line {}", file, *line) : file;
@@ -494,7 +498,8 @@ OptionText parse_config_text(std::string_view text, const std::string& file) {
     auto format = std::make_shared<CLI::ConfigTOML>();
     std::istringstream stream{std::string(text)};
     const std::vector<CLI::ConfigItem> items = format->from_config(stream);
-    Declarations declarations(NamesInUse::in_entries(items));
+    Declarations declarations(every == DeclareEvery::yes ? NamesInUse::every_name()
+                                                         : NamesInUse::in_entries(items));
     std::set<std::string> seen;
     for (const CLI::ConfigItem& item : items) {
         if (!item.parents.empty()) {
@@ -531,6 +536,17 @@ OptionText parse_config_text(std::string_view text, const std::string& file) {
         const std::string name = option.get_lnames().front();
         return fmt::format("{}: {}", where(name), name);
     });
+}
+
+} // namespace
+
+OptionText parse_config_text(std::string_view text, const std::string& file) {
+    return parse_config(text, file, DeclareEvery::no);
+}
+
+OptionText parse_config_text_declaring_every_option(std::string_view text,
+                                                    const std::string& file) {
+    return parse_config(text, file, DeclareEvery::yes);
 }
 
 std::string help_text() {

@@ -299,6 +299,42 @@ TEST_CASE("cli: declaring only the options the words can name changes nothing CL
     }
 }
 
+TEST_CASE("cli: declaring only the options a config file names changes nothing CLI11 reads") {
+    const std::vector<std::string> texts{
+        "",
+        "ttl = 5s\nurl = \"redis://h:1\"\n",
+        "ttl = 5s\nbogus = 1\n",
+        "key = job\n",
+        "ttl = 5s\nttl = 6s\n",
+        "[section]\nttl = 5s\n",
+        "k = 1\n",
+        "no-renew = true\n",
+        "\"wait\" = 0\nconflict-exit-code = 3\n",
+        "++ = 1\n",
+        "ttl\n",
+        "= 5\n",
+    };
+    for (const auto& text : texts) {
+        CAPTURE(text);
+        std::string declared_as_needed;
+        std::string declared_all;
+        OptionText as_needed;
+        OptionText all;
+        try {
+            as_needed = parse_config_text(text, "c.conf");
+        } catch (const Fatal& error) {
+            declared_as_needed = error.what();
+        }
+        try {
+            all = parse_config_text_declaring_every_option(text, "c.conf");
+        } catch (const Fatal& error) {
+            declared_all = error.what();
+        }
+        CHECK(declared_as_needed == declared_all);
+        CHECK(as_needed == all);
+    }
+}
+
 TEST_CASE("cli: every --url given is kept, for hiding its password") {
     const auto line =
         parse_line({"-u", "redis://:one@h", "--url=redis://:two@h", "-k", "j", "true"});
