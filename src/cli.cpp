@@ -7,11 +7,14 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <bitset>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <set>
 #include <sstream>
+#include <string_view>
+#include <utility>
 
 namespace redlockrun {
 
@@ -127,6 +130,84 @@ std::vector<std::string> unmarked(std::vector<std::string> words) {
     return words;
 }
 
+// The option names a parse can meet. CLI11 finds an option only by one of its names written out in
+// full (no abbreviations, no case folding, no digits as short names here), so an option none of
+// whose names can appear in the words makes no difference to how CLI11 reads them. Declaring only
+// the others saves most of what a run spends in CLI11: each declaration is compared with every
+// earlier one. The test is generous: a short name counts if its letter is anywhere in a word that
+// starts with '-', even in a value or the command; a long name if it follows "--" up to a '=', or
+// follows any '-' inside a word of short options (CLI11 reads the rest of "-q-ttl=1" after the flag
+// -q as the word "--ttl=1").
+class NamesInUse {
+public:
+    static NamesInUse every_name() {
+        NamesInUse names;
+        names.every_name_ = true;
+        return names;
+    }
+
+    // The words of a command line, argv[1] on.
+    static NamesInUse in_words(int argc, const char* const* argv) {
+        NamesInUse names;
+        for (int i = 1; i < argc; ++i) {
+            const std::string_view word = argv[i];
+            if (word.starts_with("--")) {
+                names.add_long_name(word.substr(2));
+            } else if (word.starts_with('-')) {
+                for (size_t at = 1; at < word.size(); ++at) {
+                    names.short_names_.set(static_cast<unsigned char>(word[at]));
+                    if (word[at] == '-') {
+                        names.add_long_name(word.substr(at + 1));
+                    }
+                }
+            }
+        }
+        return names;
+    }
+
+    // A config file's entries: long names only, as CLI11 looks them up.
+    static NamesInUse in_entries(const std::vector<CLI::ConfigItem>& entries) {
+        NamesInUse names;
+        for (const CLI::ConfigItem& entry : entries) {
+            names.long_names_.push_back(entry.name);
+        }
+        return names;
+    }
+
+    // Whether any of an option's names ("-n,--no-wait,--nb") is among them.
+    bool any_of(std::string_view option_names) const {
+        if (every_name_) {
+            return true;
+        }
+        while (!option_names.empty()) {
+            const auto comma = option_names.find(',');
+            const std::string_view name = option_names.substr(0, comma);
+            option_names = comma == std::string_view::npos ? std::string_view{}
+                                                           : option_names.substr(comma + 1);
+            if (name.starts_with("--")) {
+                for (const std::string_view long_name : long_names_) {
+                    if (long_name == name.substr(2)) {
+                        return true;
+                    }
+                }
+            } else if (name.size() == 2 && short_names_.test(static_cast<unsigned char>(name[1]))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+private:
+    // "name=value" or "name".
+    void add_long_name(std::string_view text) {
+        long_names_.push_back(text.substr(0, text.find('=')));
+    }
+
+    bool every_name_ = false;
+    std::bitset<256> short_names_;
+    std::vector<std::string_view> long_names_; // views of the words or entries, which outlive it
+};
+
 enum class InConfigFile { no, yes };
 
 // Where an option's value goes in OptionText: a value, a flag, or neither (--help, --version).
@@ -138,37 +219,36 @@ struct Binding {
     const char* implied_value = nullptr;
 };
 
-// Every option, declared once.
+// Every option, declared once; declared to CLI11 only if a parse can meet one of its names.
 class Declarations {
 public:
-    Declarations();
+    explicit Declarations(NamesInUse names);
 
     CLI::App app{"redlockrun"};
     std::vector<Binding> bindings;
-    const CLI::Option* url = nullptr;
+    const CLI::Option* url = nullptr; // null if not declared
 
     // What the options that were given say, each value with its origin.
     OptionText collect(const std::function<std::string(const CLI::Option&)>& origin_of) const;
 
 private:
+    // Each returns the option declared, or null if its names are not in use.
     CLI::Option* value(const char* names, const char* type, InConfigFile in_config_file,
-                       const std::string& description, std::optional<Setting> OptionText::*field);
+                       const char* description, std::optional<Setting> OptionText::*field);
     // An option whose value may be left out (then it is `implied`): given as "--name=value", or
     // as the next word if that does not start with '-'.
     void optional_value(const char* names, const char* type, const char* implied,
-                        const std::string& description, std::optional<Setting> OptionText::*field);
+                        const char* description, std::optional<Setting> OptionText::*field);
     void flag(const char* names, const char* description, bool OptionText::*field);
     // --help and --version win over whatever follows them, so they stop the parse where they
     // stand, as getopt_long's caller would: by throwing CLI11's own exception for each.
     void stop(const char* names, const char* description, std::function<void()> stop_parsing);
 
+    NamesInUse names_in_use_;
     const char* group_ = "";
 };
 
-Declarations::Declarations() {
-    app.formatter(std::make_shared<HelpLayout>());
-    app.description(summary);
-    app.footer(footer);
+Declarations::Declarations(NamesInUse names) : names_in_use_(std::move(names)) {
     app.set_help_flag(); // CLI11's own would act only after everything was parsed
     // As in flock(1): the first word that is not an option starts the command, and options that
     // are not known stay in what is left over, in front of it.
@@ -194,11 +274,11 @@ Declarations::Declarations() {
           "keep the lock at least this long after it\nwas granted, even if the command ends\n"
           "sooner (once per cron tick across hosts)",
           &OptionText::min_hold);
-    value("--limit", "<n>", InConfigFile::no,
-          fmt::format("let up to <n> runs hold the lock at once\n(a counting semaphore; 1 to {}, "
-                      "default 1)",
-                      max_limit),
-          &OptionText::limit);
+    if (CLI::Option* limit = value("--limit", "<n>", InConfigFile::no, "", &OptionText::limit)) {
+        limit->description(fmt::format(
+            "let up to <n> runs hold the lock at once\n(a counting semaphore; 1 to {}, default 1)",
+            max_limit));
+    }
     value("-E,--conflict-exit-code", "<n>", InConfigFile::yes,
           "exit status when the lock is not acquired\n(default 75)",
           &OptionText::conflict_exit_code);
@@ -243,10 +323,12 @@ Declarations::Declarations() {
           &OptionText::replicas);
 
     group_ = "Other";
-    value("--config", "<file>", InConfigFile::no,
-          fmt::format("read settings from <file> instead of\n{} and\n~/.config/redlockrun/config",
-                      system_config_file),
-          &OptionText::config);
+    if (CLI::Option* config =
+            value("--config", "<file>", InConfigFile::no, "", &OptionText::config)) {
+        config->description(
+            fmt::format("read settings from <file> instead of\n{} and\n~/.config/redlockrun/config",
+                        system_config_file));
+    }
     flag("--status", "show who holds the lock and exit:\n0 if free, 75 if held",
          &OptionText::status);
     optional_value("--list", "<pattern>", "*",
@@ -264,8 +346,11 @@ Declarations::Declarations() {
 }
 
 CLI::Option* Declarations::value(const char* names, const char* type, InConfigFile in_config_file,
-                                 const std::string& description,
+                                 const char* description,
                                  std::optional<Setting> OptionText::*field) {
+    if (!names_in_use_.any_of(names)) {
+        return nullptr;
+    }
     CLI::Option* option = app.add_option(names)
                               ->description(description)
                               ->type_name(type)
@@ -277,8 +362,11 @@ CLI::Option* Declarations::value(const char* names, const char* type, InConfigFi
 }
 
 void Declarations::optional_value(const char* names, const char* type, const char* implied,
-                                  const std::string& description,
+                                  const char* description,
                                   std::optional<Setting> OptionText::*field) {
+    if (!names_in_use_.any_of(names)) {
+        return;
+    }
     CLI::Option* option = app.add_option(names)
                               ->description(description)
                               ->type_name(type)
@@ -290,6 +378,9 @@ void Declarations::optional_value(const char* names, const char* type, const cha
 }
 
 void Declarations::flag(const char* names, const char* description, bool OptionText::*field) {
+    if (!names_in_use_.any_of(names)) {
+        return;
+    }
     // No "--flag=value": CLI11 would take any value, and "--no-renew=no" would renew nothing.
     CLI::Option* option = app.add_flag(names)
                               ->description(description)
@@ -301,6 +392,9 @@ void Declarations::flag(const char* names, const char* description, bool OptionT
 
 void Declarations::stop(const char* names, const char* description,
                         std::function<void()> stop_parsing) {
+    if (!names_in_use_.any_of(names)) {
+        return;
+    }
     CLI::Option* option = app.add_flag_callback(names, std::move(stop_parsing), description)
                               ->group(group_)
                               ->disable_flag_override()
@@ -404,10 +498,8 @@ std::optional<size_t> line_of(std::string_view text, const std::string& entry, i
     return std::nullopt;
 }
 
-} // namespace
-
-CommandLine parse_command_line(int argc, const char* const* argv) {
-    Declarations declarations;
+CommandLine parse_words(int argc, const char* const* argv, NamesInUse names) {
+    Declarations declarations(std::move(names));
     CommandLine line;
     try {
         declarations.app.parse(marked_words(argc, argv));
@@ -428,20 +520,38 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     if (!line.options.command.empty() && line.options.command.front() == "--") {
         line.options.command.erase(line.options.command.begin());
     }
-    line.url_values = unmarked(declarations.url->results());
+    if (declarations.url != nullptr) {
+        line.url_values = unmarked(declarations.url->results());
+    }
     return line;
 }
 
-OptionText parse_config_text(std::string_view text, const std::string& file) {
+} // namespace
+
+CommandLine parse_command_line(int argc, const char* const* argv) {
+    return parse_words(argc, argv, NamesInUse::in_words(argc, argv));
+}
+
+CommandLine parse_command_line_declaring_every_option(int argc, const char* const* argv) {
+    return parse_words(argc, argv, NamesInUse::every_name());
+}
+
+namespace {
+
+enum class DeclareEvery { no, yes };
+
+OptionText parse_config(std::string_view text, const std::string& file, DeclareEvery every) {
     const auto where = [&](const std::string& entry, int nth = 1) {
         const auto line = line_of(text, entry, nth);
         return line ? fmt::format("{}, line {}", file, *line) : file;
     };
-    Declarations declarations;
     auto format = std::make_shared<CLI::ConfigTOML>();
     std::istringstream stream{std::string(text)};
+    const std::vector<CLI::ConfigItem> items = format->from_config(stream);
+    Declarations declarations(every == DeclareEvery::yes ? NamesInUse::every_name()
+                                                         : NamesInUse::in_entries(items));
     std::set<std::string> seen;
-    for (const CLI::ConfigItem& item : format->from_config(stream)) {
+    for (const CLI::ConfigItem& item : items) {
         if (!item.parents.empty()) {
             throw config_error(fmt::format("{}: [{}]: redlockrun's settings have no sections", file,
                                            item.parents.front()));
@@ -478,8 +588,24 @@ OptionText parse_config_text(std::string_view text, const std::string& file) {
     });
 }
 
+} // namespace
+
+OptionText parse_config_text(std::string_view text, const std::string& file) {
+    return parse_config(text, file, DeclareEvery::no);
+}
+
+OptionText parse_config_text_declaring_every_option(std::string_view text,
+                                                    const std::string& file) {
+    return parse_config(text, file, DeclareEvery::yes);
+}
+
 std::string help_text() {
-    return Declarations().app.help();
+    // The layout, summary and footer matter only here: a parse does without them.
+    Declarations declarations(NamesInUse::every_name());
+    declarations.app.formatter(std::make_shared<HelpLayout>());
+    declarations.app.description(summary);
+    declarations.app.footer(footer);
+    return declarations.app.help();
 }
 
 std::string version_text() {
@@ -487,7 +613,7 @@ std::string version_text() {
 }
 
 std::vector<std::string> accepted_option_names() {
-    Declarations declarations;
+    const Declarations declarations(NamesInUse::every_name());
     std::vector<std::string> names;
     for (const Binding& binding : declarations.bindings) {
         for (const auto& name : binding.option->get_snames()) {
@@ -501,7 +627,7 @@ std::vector<std::string> accepted_option_names() {
 }
 
 std::vector<std::string> config_entry_names() {
-    Declarations declarations;
+    const Declarations declarations(NamesInUse::every_name());
     std::vector<std::string> names;
     for (const Binding& binding : declarations.bindings) {
         if (binding.option->get_configurable()) {

@@ -17,15 +17,23 @@ struct CommandLine {
     Action action = Action::run;
     OptionText options;
     std::vector<std::string> url_values; // every --url given, the overridden ones too
+
+    bool operator==(const CommandLine&) const = default;
 };
 
 // Throws UsageError (exit 64), naming the option, for anything it cannot make sense of.
+// Only the options whose names the words could refer to are declared to CLI11, which reads the
+// words as it would with every option declared: the tests hold it to the same result as
+// parse_command_line_declaring_every_option().
 CommandLine parse_command_line(int argc, const char* const* argv);
+CommandLine parse_command_line_declaring_every_option(int argc, const char* const* argv);
 
 // The entries of a config file (CLI11's TOML/INI syntax), with `file` for messages. Only connection
 // and lock settings may appear, each once. Throws Fatal (usage) naming the file, the line and the
-// entry.
+// entry. Only the options the entries name are declared to CLI11; the tests hold it to the same
+// result as parse_config_text_declaring_every_option().
 OptionText parse_config_text(std::string_view text, const std::string& file);
+OptionText parse_config_text_declaring_every_option(std::string_view text, const std::string& file);
 
 std::string help_text();
 std::string version_text();

@@ -40,6 +40,8 @@ struct OptionText {
     bool quiet = false;
     bool verbose = false;
     std::vector<std::string> command; // the words after the options
+
+    bool operator==(const OptionText&) const = default;
 };
 
 // Fills in, from a config file, the lock settings that `options` leaves out: call it for each file,

@@ -205,8 +205,9 @@ int run_locked(const Options& options, const redis::ConnectionSettings& settings
     auto child = release_if_it_throws(lock, log, acquired_at, [&] {
         log.info("acquired {} (fence {}) after {}", options.key, acquired.grant.fence,
                  format_duration(acquired.waited));
-        spec.environment = run::child_environment(
-            environ, {"REDLOCKRUN_KEY=" + options.key, "REDLOCKRUN_FENCE=" + acquired.grant.fence});
+        spec.inherited_environment = environ;
+        spec.environment_overrides = {"REDLOCKRUN_KEY=" + options.key,
+                                      "REDLOCKRUN_FENCE=" + acquired.grant.fence};
         return run::spawn_child(spec, signals, terminal);
     });
     if (!child) {

@@ -9,6 +9,8 @@ namespace redlockrun {
 struct Setting {
     std::string value;
     std::string origin;
+
+    bool operator==(const Setting&) const = default;
 };
 
 } // namespace redlockrun

@@ -92,7 +92,8 @@ Expected<pid_t, NotRunnable> spawn_child(const ChildSpec& spec, const SignalPipe
                                          const Terminal& terminal) {
     // Everything the child needs is built before fork().
     std::vector<char*> argv = pointers(spec.argv);
-    std::vector<char*> envp = pointers(spec.environment);
+    std::vector<char*> envp =
+        child_environment(spec.inherited_environment, spec.environment_overrides);
     std::vector<std::string> shell_args{"/bin/sh", spec.path};
     shell_args.insert(shell_args.end(), spec.argv.begin() + 1, spec.argv.end());
     std::vector<char*> shell_argv = pointers(shell_args);
@@ -128,10 +129,14 @@ Expected<pid_t, NotRunnable> spawn_child(const ChildSpec& spec, const SignalPipe
     return unexpected(describe_exec_failure(spec.path, exec_error));
 }
 
-std::vector<std::string> child_environment(char** environ_in,
-                                           const std::vector<std::string>& overrides) {
+std::vector<char*> child_environment(char** environ_in, const std::vector<std::string>& overrides) {
     auto name_of = [](std::string_view entry) { return entry.substr(0, entry.find('=')); };
-    std::vector<std::string> environment;
+    size_t inherited = 0;
+    for (char** entry = environ_in; entry && *entry; ++entry) {
+        ++inherited;
+    }
+    std::vector<char*> environment;
+    environment.reserve(inherited + overrides.size() + 1);
     for (char** entry = environ_in; entry && *entry; ++entry) {
         std::string_view name = name_of(*entry);
         bool overridden = false;
@@ -139,10 +144,13 @@ std::vector<std::string> child_environment(char** environ_in,
             overridden = overridden || name_of(override_entry) == name;
         }
         if (!overridden) {
-            environment.emplace_back(*entry);
+            environment.push_back(*entry);
         }
     }
-    environment.insert(environment.end(), overrides.begin(), overrides.end());
+    for (const auto& override_entry : overrides) {
+        environment.push_back(const_cast<char*>(override_entry.c_str()));
+    }
+    environment.push_back(nullptr);
     return environment;
 }
 

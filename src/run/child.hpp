@@ -17,9 +17,12 @@
 namespace redlockrun::run {
 
 struct ChildSpec {
-    std::string path;                     // from find_command()
-    std::vector<std::string> argv;        // argv[0] included
-    std::vector<std::string> environment; // NAME=value
+    std::string path;              // from find_command()
+    std::vector<std::string> argv; // argv[0] included
+    // The command's environment: the inherited one (environ), with each of the overrides
+    // (NAME=value) replacing any variable of the same name.
+    char** inherited_environment = nullptr;
+    std::vector<std::string> environment_overrides;
 };
 
 // The child's pid, which is also its process group id. NotRunnable carries 126/127 for exec errors
@@ -27,9 +30,9 @@ struct ChildSpec {
 Expected<pid_t, NotRunnable> spawn_child(const ChildSpec& spec, const SignalPipe& signals,
                                          const Terminal& terminal);
 
-// Environment for the command: ours, with each of `overrides` (NAME=value) replacing any variable
-// of the same name.
-std::vector<std::string> child_environment(char** environ_in,
-                                           const std::vector<std::string>& overrides);
+// Environment for the command, as execve() takes it (ending in a null pointer): the variables of
+// `environ_in` that none of `overrides` (NAME=value) names, then the overrides. It points into
+// both, which must outlive it: nothing is copied.
+std::vector<char*> child_environment(char** environ_in, const std::vector<std::string>& overrides);
 
 } // namespace redlockrun::run

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -271,6 +272,124 @@ TEST_CASE("cli: --list takes its pattern if one follows, and --json goes with it
     CHECK(usage_error({"--list="}).starts_with("--list: an empty pattern matches no lock"));
     CHECK(usage_error({"--list", ""}).starts_with("--list: an empty pattern matches no lock"));
     CHECK(usage_error({"--json=yes", "--list"}) == "--json takes no value");
+}
+
+namespace {
+
+// What a parse comes to: the command line, or its usage error's message.
+struct Outcome {
+    std::optional<CommandLine> line;
+    std::string error;
+
+    bool operator==(const Outcome&) const = default;
+};
+
+Outcome outcome(CommandLine (*parse_with)(int, const char* const*),
+                const std::vector<const char*>& argv) {
+    try {
+        return {parse_with(static_cast<int>(argv.size()), argv.data()), {}};
+    } catch (const UsageError& error) {
+        return {std::nullopt, error.what()};
+    }
+}
+
+} // namespace
+
+TEST_CASE("cli: declaring only the options the words can name changes nothing CLI11 reads") {
+    const std::vector<std::vector<const char*>> lines{
+        {"-k", "job", "true"},
+        {"-nqk", "job", "true"},
+        {"-kn", "true"},
+        {"-k", "-n", "true"},
+        {"-k", "j", "-nqx", "true"},
+        {"-vt5s", "-k", "j", "true"},
+        {"--key=a=b", "true"},
+        {"--key=", "true"},
+        {"--key", "--", "true"},
+        {"-k", "--ttl=", "true"},
+        {"-k", "j", "--", "a=", "b"},
+        {"-k", "j", "", "-p"},
+        {"-k", "j", "-", "x"},
+        {"-k", "j", "-1", "true"},
+        {"-k", "j", "ls", "--help"},
+        {"-hx"},
+        {"-qVk"},
+        {"-V", "-h"},
+        {"--help=me"},
+        {"--bogus", "-k"},
+        {"--bogus=1", "-k", "j", "true"},
+        {"--verb", "-k", "j", "true"},
+        {"--quiet=yes", "-k", "j", "true"},
+        {"--no-renew=", "-k", "j", "true"},
+        {"--nb=1", "-k", "j", "true"},
+        {"-q", "--config"},
+        {"-k", "j", "-w"},
+        {"-u", "redis://:one@h", "--url=redis://:two@h", "-k", "j", "true"},
+        {"-t", "1s", "--ttl=2s", "-k", "j", "-c", "echo hi"},
+        // Found by fuzzing: CLI11 reads what follows the flag -q in "-q-status" as "--status".
+        {"-q-status", "-k", "j"},
+        {"-q-on-lost", "term", "-k", "j", "true"},
+        {"-nq-ttl=5s", "-k", "j", "true"},
+        {"-k", "j", "-v--status", "true"},
+        {"--status", "-k", "job", "--json"},
+        {"--list"},
+        {"--list", "a*", "--json"},
+        {"--list", "--json"},
+        {"--list=", "-q"},
+        {"--limit", "3", "--min-hold=1s", "-k", "j", "true"},
+        {"-q-limit", "2", "-k", "j", "true"},
+        {"-k", "j", "--replicas=1", "--min-hold", "true"},
+        {"-", "-k", "j"},
+        {"--", "-k", "j"},
+        {"---k", "j", "true"},
+        {"-k", "j", "-c"},
+        {},
+    };
+    for (const auto& words : lines) {
+        std::vector<const char*> argv{"redlockrun"};
+        argv.insert(argv.end(), words.begin(), words.end());
+        const Outcome declared_as_needed = outcome(parse_command_line, argv);
+        const Outcome declared_all = outcome(parse_command_line_declaring_every_option, argv);
+        CAPTURE(declared_as_needed.error);
+        CAPTURE(declared_all.error);
+        CHECK(declared_as_needed == declared_all);
+    }
+}
+
+TEST_CASE("cli: declaring only the options a config file names changes nothing CLI11 reads") {
+    const std::vector<std::string> texts{
+        "",
+        "ttl = 5s\nurl = \"redis://h:1\"\n",
+        "ttl = 5s\nbogus = 1\n",
+        "key = job\n",
+        "ttl = 5s\nttl = 6s\n",
+        "[section]\nttl = 5s\n",
+        "k = 1\n",
+        "no-renew = true\n",
+        "\"wait\" = 0\nconflict-exit-code = 3\n",
+        "++ = 1\n",
+        "ttl\n",
+        "= 5\n",
+    };
+    for (const auto& text : texts) {
+        CAPTURE(text);
+        std::string declared_as_needed;
+        std::string declared_all;
+        OptionText as_needed;
+        OptionText all;
+        try {
+            as_needed = parse_config_text(text, "c.conf");
+        } catch (const Fatal& error) {
+            declared_as_needed = error.what();
+        }
+        try {
+            all = parse_config_text_declaring_every_option(text, "c.conf");
+        } catch (const Fatal& error) {
+            declared_all = error.what();
+        }
+        CHECK(declared_as_needed == declared_all);
+        CHECK(as_needed == all);
+    }
 }
 
 TEST_CASE("cli: every --url given is kept, for hiding its password") {

@@ -73,7 +73,11 @@ TEST_CASE("command path: an unset PATH means the system default") {
 TEST_CASE("child environment: overrides replace variables of the same name") {
     std::string a = "A=1", key = "REDLOCKRUN_KEY=old", b = "B=x=y";
     char* environ_in[] = {a.data(), key.data(), b.data(), nullptr};
-    auto env = child_environment(environ_in, {"REDLOCKRUN_KEY=job", "REDLOCKRUN_FENCE=7"});
-    CHECK(env ==
+    const std::vector<std::string> overrides{"REDLOCKRUN_KEY=job", "REDLOCKRUN_FENCE=7"};
+    const auto env = child_environment(environ_in, overrides);
+    REQUIRE(!env.empty());
+    CHECK(env.back() == nullptr);
+    CHECK(std::vector<std::string>(env.begin(), env.end() - 1) ==
           std::vector<std::string>{"A=1", "B=x=y", "REDLOCKRUN_KEY=job", "REDLOCKRUN_FENCE=7"});
+    CHECK(child_environment(nullptr, {}) == std::vector<char*>{nullptr});
 }
