@@ -184,15 +184,21 @@ Expected<std::vector<Reply>, CallFailure> Connection::ask(const Endpoint& node,
         with_asking.push_back({"ASKING"});
         with_asking.push_back(command);
     }
+    // The replies to the caller's commands, without ASKING's: those of a failure too (an
+    // abandoned wait's, say, which the caller reads by position).
+    const auto answers_of = [](std::vector<Reply>& replies) {
+        std::vector<Reply> answers;
+        for (size_t i = 1; i < replies.size(); i += 2) {
+            answers.push_back(std::move(replies[i]));
+        }
+        return answers;
+    };
     auto replies = asked.call_here(with_asking, options);
     if (!replies) {
+        replies.error().replies = answers_of(replies.error().replies);
         return replies;
     }
-    std::vector<Reply> answers;
-    for (size_t i = 1; i < replies->size(); i += 2) {
-        answers.push_back(std::move((*replies)[i]));
-    }
-    return answers;
+    return answers_of(*replies);
 }
 
 Expected<std::vector<Reply>, CallFailure>
