@@ -42,9 +42,9 @@ struct Options {
     // the environment, so redis/settings.cpp puts it in its place.
     std::vector<redis::FileConnection> config_files;
     Millis connect_timeout{5000};
-    int replicas = 0; // --replicas: WAIT for this many after every grant and renewal
-    bool status = false;                     // --status
-    bool json = false;                       // --json
+    int replicas = 0;    // --replicas: WAIT for this many after every grant and renewal
+    bool status = false; // --status
+    bool json = false;   // --json
     std::optional<std::string> list_pattern; // --list
     Verbosity verbosity = Verbosity::normal; // -q / -v
 };

@@ -212,12 +212,11 @@ Expected<RenewAnswer, CallFailure> LockClient::renew(const Deadline& not_after) 
     redis::CallOptions options;
     options.not_after = not_after;
     options.server_wait = params_.replicas > 0 ? params_.replica_wait : Millis{0};
-    auto replies = redis::run_script_then(connection_, scripts::renew, keys_.all(),
-                                          with_db({identity_.token,
-                                                   std::to_string(params_.ttl.count()),
-                                                   std::string(unit_name(params_.unit)),
-                                                   limit_arg()}),
-                                          confirmation(), options);
+    auto replies =
+        redis::run_script_then(connection_, scripts::renew, keys_.all(),
+                               with_db({identity_.token, std::to_string(params_.ttl.count()),
+                                        std::string(unit_name(params_.unit)), limit_arg()}),
+                               confirmation(), options);
     if (!replies) {
         return unexpected(std::move(replies.error()));
     }
@@ -227,8 +226,8 @@ Expected<RenewAnswer, CallFailure> LockClient::renew(const Deadline& not_after) 
     }
     if (params_.replicas > 0 && std::holds_alternative<Renewed>(*answer)) {
         if (replies->after.empty()) {
-            return unexpected(
-                CallFailure{CallFailure::Kind::protocol, "no answer to WAIT after the renewal", {}});
+            return unexpected(CallFailure{
+                CallFailure::Kind::protocol, "no answer to WAIT after the renewal", {}});
         }
         if (auto failure = unconfirmed(replies->after.front(), "renewal")) {
             return unexpected(std::move(*failure));

@@ -93,9 +93,8 @@ private:
     Expected<std::vector<Reply>, CallFailure> call_here(const std::vector<Command>& commands,
                                                         const CallOptions& options);
     // The commands sent once to the node an -ASK names, each after ASKING.
-    Expected<std::vector<Reply>, CallFailure> ask(const Endpoint& node,
-                                                  const std::vector<Command>& commands,
-                                                  const CallOptions& options);
+    Expected<std::vector<Reply>, CallFailure>
+    ask(const Endpoint& node, const std::vector<Command>& commands, const CallOptions& options);
     // One try of call(), on the connection there is or on a new one.
     Expected<std::vector<Reply>, CallFailure> attempt(const std::vector<Command>& commands,
                                                       const CallOptions& options);

@@ -41,12 +41,12 @@ Expected<ScriptReplies, CallFailure> run_script_then(Connection& connection, con
         commands.insert(commands.end(), after.begin(), after.end());
         return commands;
     };
-    auto replies = connection.call(with_after(script_command("EVALSHA", script.sha1, keys, args)),
-                                   options);
+    auto replies =
+        connection.call(with_after(script_command("EVALSHA", script.sha1, keys, args)), options);
     if (replies && replies->front().error_code() == "NOSCRIPT") {
         // First use on this server (or after SCRIPT FLUSH): send the body, which also caches it.
-        replies = connection.call(with_after(script_command("EVAL", script.source, keys, args)),
-                                  options);
+        replies =
+            connection.call(with_after(script_command("EVAL", script.source, keys, args)), options);
     }
     if (!replies) {
         return unexpected(std::move(replies.error()));
@@ -55,8 +55,9 @@ Expected<ScriptReplies, CallFailure> run_script_then(Connection& connection, con
     if (!result) {
         return unexpected(std::move(result.error()));
     }
-    return ScriptReplies{std::move(*result), {std::make_move_iterator(replies->begin() + 1),
-                                              std::make_move_iterator(replies->end())}};
+    return ScriptReplies{
+        std::move(*result),
+        {std::make_move_iterator(replies->begin() + 1), std::make_move_iterator(replies->end())}};
 }
 
 Expected<Reply, CallFailure> run_script(Connection& connection, const Script& script,

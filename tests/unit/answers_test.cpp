@@ -216,9 +216,8 @@ TEST_CASE("answers: a semaphore's busy answer, a --min-hold recheck, and another
     CHECK(b.recheck == Millis{1500});
     CHECK(describe_holder(b) == "3 holders of a --limit 3 semaphore");
 
-    auto exclusive = decode_acquire(array({bulk("busy"), integer(27000), bulk("web1"),
-                                           bulk("4242"), bulk("17"), bulk(""), integer(0),
-                                           integer(2000)}));
+    auto exclusive = decode_acquire(array({bulk("busy"), integer(27000), bulk("web1"), bulk("4242"),
+                                           bulk("17"), bulk(""), integer(0), integer(2000)}));
     REQUIRE(exclusive);
     CHECK(std::get<Busy>(*exclusive).limit == 0);
     CHECK(std::get<Busy>(*exclusive).recheck == Millis{2000});

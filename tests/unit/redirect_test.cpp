@@ -54,8 +54,7 @@ TEST_CASE("redirect: MOVED and ASK name the node, in every form Redis writes") {
 TEST_CASE("redirect: TRYAGAIN and CLUSTERDOWN ask for the request again") {
     CHECK(redirect_of(error("TRYAGAIN Multiple keys request during rehashing of slot"))->kind ==
           Redirect::Kind::try_again);
-    CHECK(redirect_of(error("CLUSTERDOWN The cluster is down"))->kind ==
-          Redirect::Kind::try_again);
+    CHECK(redirect_of(error("CLUSTERDOWN The cluster is down"))->kind == Redirect::Kind::try_again);
 }
 
 TEST_CASE("redirect: anything else is not one, nor is an address that cannot be read") {
