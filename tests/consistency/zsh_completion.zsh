@@ -33,11 +33,15 @@ zpty -w shell "print REA''DY"
 zpty -r -m shell ignored '*READY*'
 
 # candidates LINE: the candidates offered when Tab is pressed at the end of LINE, one per line.
+cases=0
 candidates() {
     : >$work/added
-    # Tab, then Ctrl-U to drop the line, then a marker to know that the completion is over.
-    zpty -n -w shell "$1"$'\t'$'\x15'"print DO''NE"$'\n'
-    zpty -r -m shell ignored '*DONE*'
+    # Tab, then Ctrl-U to drop the line, then a marker to know that the completion is over. The
+    # marker is new for every case, so output left over from an earlier case (a redraw under load,
+    # say) cannot end this one's wait before its completion has run.
+    (( cases += 1 ))
+    zpty -n -w shell "$1"$'\t'$'\x15'"print DO''NE:$cases:"$'\n'
+    zpty -r -m shell ignored "*DONE:$cases:*"
     sort -u $work/added
 }
 
