@@ -296,7 +296,16 @@ std::optional<TextSpan> password_span(std::string_view url) {
         return std::nullopt;
     }
     const size_t userinfo_start = scheme_end + 3;
-    const auto at = url.rfind('@');
+    // A Sentinel URL's master name, after the first '#', may hold an '@' of its own. Without an
+    // '@' before that '#', the password may hold a '#' (the URL is then refused): up to the last.
+    const std::string_view scheme = url.substr(0, scheme_end);
+    auto at = url.rfind('@');
+    if (scheme == "redis-sentinel" || scheme == "rediss-sentinel") {
+        at = url.substr(0, url.find('#')).rfind('@');
+        if (at == std::string_view::npos) {
+            at = url.substr(0, url.rfind('#')).rfind('@');
+        }
+    }
     if (at == std::string_view::npos || at < userinfo_start) {
         return std::nullopt;
     }

@@ -1,8 +1,8 @@
-// --url values: redis://, rediss:// and unix:// URLs. A parsed URL's password is found by
-// password_span(), which hide_url_passwords() relies on to blot it out of argv, and the URL with
-// its password blotted out still names the same server as the same user; a TCP endpoint written
-// back as a URL parses to itself. The Sentinel URLs (DESIGN.md §8) belong here too once parse_url()
-// reads them: add their checks to this target and their forms to its corpus.
+// --url values: redis://, rediss://, unix://, redis-sentinel:// and rediss-sentinel:// URLs. A
+// parsed URL's password is found by password_span(), which hide_url_passwords() relies on to blot
+// it out of argv, and the URL with its password blotted out still names the same server (or the
+// same sentinels and master) as the same user; a TCP or Sentinel endpoint written back as a URL
+// parses to itself.
 #include "redis/endpoint.hpp"
 
 #include <cstddef>
@@ -25,7 +25,26 @@ void check(bool condition) {
 
 bool same_server(const Endpoint& a, const Endpoint& b) {
     return a.unix_socket == b.unix_socket && a.tls == b.tls && a.host == b.host &&
-           a.port == b.port && a.socket_path == b.socket_path && a.db == b.db;
+           a.port == b.port && a.socket_path == b.socket_path && a.db == b.db &&
+           a.master_name == b.master_name && a.sentinels == b.sentinels;
+}
+
+std::string with_brackets(const std::string& host) {
+    return host.find(':') != std::string::npos ? "[" + host + "]" : host;
+}
+
+// The master's name, percent-encoded but for letters and digits.
+std::string encoded(const std::string& name) {
+    static const char hex[] = "0123456789ABCDEF";
+    std::string out;
+    for (unsigned char c : name) {
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
+            out.push_back(static_cast<char>(c));
+        } else {
+            out += {'%', hex[c >> 4], hex[c & 15]};
+        }
+    }
+    return out;
 }
 
 bool plain_host(const std::string& host) {
@@ -53,7 +72,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         return 0;
     }
     check(!endpoint->display().empty());
-    if (endpoint->unix_socket) {
+    if (endpoint->via_sentinel()) {
+        // Nothing is known of the master until the sentinels are asked.
+        check(!endpoint->unix_socket && endpoint->host.empty() && endpoint->port == 0);
+        check(!endpoint->sentinels.empty());
+        for (const auto& sentinel : endpoint->sentinels) {
+            check(!sentinel.host.empty() && sentinel.port >= 1 && sentinel.port <= 65535);
+        }
+    } else if (endpoint->unix_socket) {
         check(endpoint->socket_path.substr(0, 1) == "/");
     } else {
         check(endpoint->port >= 1 && endpoint->port <= 65535);
@@ -69,7 +95,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         check(hidden->password == std::string(span->length, 'x'));
     }
 
-    if (!endpoint->unix_socket && plain_host(endpoint->host)) {
+    if (endpoint->via_sentinel()) {
+        bool plain = true;
+        std::string again = endpoint->tls ? "rediss-sentinel://" : "redis-sentinel://";
+        for (size_t i = 0; i < endpoint->sentinels.size(); ++i) {
+            const auto& sentinel = endpoint->sentinels[i];
+            plain = plain && plain_host(sentinel.host);
+            again += (i ? "," : "") + with_brackets(sentinel.host) + ":" +
+                     std::to_string(sentinel.port);
+        }
+        again += "/" + std::to_string(endpoint->db) + "#" + encoded(endpoint->master_name);
+        if (plain) {
+            const auto reparsed = parse_url(again);
+            check(reparsed && same_server(*reparsed, *endpoint));
+        }
+    } else if (!endpoint->unix_socket && plain_host(endpoint->host)) {
         const bool brackets = endpoint->host.find(':') != std::string::npos;
         const std::string again = std::string(endpoint->tls ? "rediss://" : "redis://") +
                                   (brackets ? "[" + endpoint->host + "]" : endpoint->host) + ":" +

@@ -185,9 +185,20 @@ TEST_CASE("URL: bad Sentinel URLs are refused, saying which sentinel is at fault
     auto unnamed = parse_url("redis-sentinel://a,b");
     REQUIRE_FALSE(unnamed);
     CHECK(unnamed.error().find("#MASTER") != std::string::npos);
-    // The password is found to be blotted out from the command line, as in a redis:// URL.
-    const std::string url = "redis-sentinel://u:hunter2@a,b#m";
-    auto span = password_span(url);
-    REQUIRE(span);
-    CHECK(url.substr(span->start, span->length) == "hunter2");
+    // The password is found to be blotted out from the command line, as in a redis:// URL, also
+    // when the master's name has an '@' or a '#', and in a refused URL whose password has a '#'.
+    for (auto [url, password] :
+         {std::pair{"redis-sentinel://u:hunter2@a,b#m", "hunter2"},
+          std::pair{"rediss-sentinel://:hunter2@a#m@x#y@z", "hunter2"},
+          std::pair{"redis-sentinel://:hun#ter2@a#m", "hun#ter2"}}) {
+        CAPTURE(url);
+        auto span = password_span(url);
+        REQUIRE(span);
+        CHECK(std::string_view(url).substr(span->start, span->length) == password);
+    }
+    CHECK_FALSE(password_span("redis-sentinel://a#m@x"));
+    auto odd_name = parse_url("redis-sentinel://:pw@a#m@x#y");
+    REQUIRE(odd_name);
+    CHECK(odd_name->master_name == "m@x#y");
+    CHECK(odd_name->password == "pw");
 }
