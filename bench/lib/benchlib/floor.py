@@ -38,8 +38,9 @@ def prepare(workdir: Path, redis) -> list:
 
 def prepare_libraries(workdir: Path) -> list:
     """Builds the library floor: hardened as redlockrun is, against the shared libraries the .deb's
-    build loads (Debian's libstdc++, fmt and hiredis). Returns its command line before KEY; it
-    ignores its arguments."""
+    build loads (Debian's libstdc++, fmt and hiredis), named in the same order (libstdc++ first,
+    CMakeLists.txt). Returns its command line before KEY; it ignores its arguments."""
     binary = compile_helper(LIBRARY_SOURCE, workdir / "library-floor", "c++",
-                            [HARDENED + " -std=c++20"], libraries=("-lfmt", "-lhiredis"))
+                            [HARDENED + " -std=c++20"],
+                            libraries=("-lstdc++", "-lfmt", "-lhiredis"))
     return [str(binary)]
