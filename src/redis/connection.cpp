@@ -85,7 +85,7 @@ Expected<bool, CallFailure> Connection::connect(const CallOptions& options) {
         std::optional<HostPort> master = std::move(next_master_);
         next_master_.reset();
         if (!master) {
-            auto asked = ask_sentinels(options);
+            auto asked = ask_sentinels(options, settings_.endpoint.sentinels.size());
             if (!asked) {
                 close();
                 return unexpected(std::move(asked.error()));
@@ -137,15 +137,18 @@ Expected<bool, CallFailure> Connection::connect(const CallOptions& options) {
     return true;
 }
 
-Expected<HostPort, CallFailure> Connection::ask_sentinels(const CallOptions& options) {
+Expected<HostPort, CallFailure> Connection::ask_sentinels(const CallOptions& options,
+                                                          size_t tries) {
     const Endpoint& endpoint = settings_.endpoint;
     const size_t count = endpoint.sentinels.size();
+    tries = std::min(tries, count);
     std::vector<std::string> answers;
     // A sentinel that answers without an address (it knows no such master, or refuses the login)
     // will not know better in a moment, unlike one that cannot be reached during a failover.
     bool answered = false;
-    for (size_t i = 0; i < count; ++i) {
-        const size_t index = (sentinel_index_ + i) % count;
+    const size_t first = sentinel_index_;
+    for (size_t i = 0; i < tries; ++i) {
+        const size_t index = (first + i) % count;
         if (!sentinel_ || index != sentinel_index_) {
             ConnectionSettings settings;
             settings.endpoint.host = endpoint.sentinels[index].host;
@@ -173,6 +176,7 @@ Expected<HostPort, CallFailure> Connection::ask_sentinels(const CallOptions& opt
             answered = answered || kind == CallFailure::Kind::login_refused;
             answers.push_back(std::move(answer.error().message));
             sentinel_.reset();
+            sentinel_index_ = (index + 1) % count; // the next question goes to the next one
             continue;
         }
         answered = true;
@@ -190,6 +194,7 @@ Expected<HostPort, CallFailure> Connection::ask_sentinels(const CallOptions& opt
                 fmt::format("{} answered {}, not an address", sentinel, reply.describe()));
         }
         sentinel_.reset();
+        sentinel_index_ = (index + 1) % count;
     }
     return unexpected(
         CallFailure{answered ? CallFailure::Kind::error_reply : CallFailure::Kind::connect,
@@ -202,7 +207,13 @@ bool Connection::master_moved(const CallOptions& options) {
     if (!settings_.endpoint.via_sentinel()) {
         return false;
     }
-    auto master = ask_sentinels(options);
+    CallOptions asking = options;
+    const SteadyTime now = steady_now();
+    if (options.not_after) {
+        const auto half = std::chrono::duration_cast<Millis>(*options.not_after - now) / 2;
+        asking.not_after = now + std::max(half, Millis{0});
+    }
+    auto master = ask_sentinels(asking, 1);
     if (!master) {
         return false; // the sentinels are out of reach: the master may well be fine
     }

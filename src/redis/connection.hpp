@@ -106,9 +106,11 @@ public:
     // the sentinels named.
     const Endpoint& endpoint() const { return settings_.endpoint; }
 
-    // Sentinel: whether the sentinels now name another master than the one connected to (which is
-    // then the one the next connection goes to; this one stays open until closed). False when no
-    // sentinel answers, or without Sentinel.
+    // Sentinel: whether the sentinel that answered last now names another master than the one
+    // connected to (which is then the one the next connection goes to; this one stays open until
+    // closed). One question to one sentinel, given at most half the time to options.not_after:
+    // the request it comes before must not miss its deadline for it. False when that sentinel
+    // does not answer (the next question goes to the next sentinel), or without Sentinel.
     bool master_moved(const CallOptions& options);
 
     static constexpr int max_redirects = 5;
@@ -130,9 +132,9 @@ private:
     // call() without Sentinel's failover handling.
     Expected<std::vector<Reply>, CallFailure> call_redirected(const std::vector<Command>& commands,
                                                               const CallOptions& options);
-    // Sentinel: asks the sentinels in turn, from the one that answered last, where the master is.
-    // The failure says what each of them answered.
-    Expected<HostPort, CallFailure> ask_sentinels(const CallOptions& options);
+    // Sentinel: asks up to `tries` sentinels in turn, from the one that answered last, where the
+    // master is. The failure says what each of them answered.
+    Expected<HostPort, CallFailure> ask_sentinels(const CallOptions& options, size_t tries);
 
     ConnectionSettings settings_;
     const Wakeup* wakeup_;
