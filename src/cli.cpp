@@ -505,6 +505,33 @@ std::optional<size_t> line_of(std::string_view text, const std::string& entry, i
     return std::nullopt;
 }
 
+// The config text without its comments: from a '#' outside quotes to the end of its line. CLI11's
+// reader would cut a value at its first '#' even within quotes, and a Sentinel URL ends in
+// #MASTER. Lines stay where they were, for line_of().
+std::string without_comments(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    char quote = 0;
+    bool comment = false;
+    for (char c : text) {
+        if (c == '\n') {
+            quote = 0;
+            comment = false;
+        } else if (comment) {
+            continue;
+        } else if (quote != 0) {
+            quote = c == quote ? 0 : quote;
+        } else if (c == '"' || c == '\'') {
+            quote = c;
+        } else if (c == '#') {
+            comment = true;
+            continue;
+        }
+        out.push_back(c);
+    }
+    return out;
+}
+
 CommandLine parse_words(int argc, const char* const* argv, NamesInUse names) {
     Declarations declarations(std::move(names));
     CommandLine line;
@@ -553,7 +580,9 @@ OptionText parse_config(std::string_view text, const std::string& file, DeclareE
         return line ? fmt::format("{}, line {}", file, *line) : file;
     };
     auto format = std::make_shared<CLI::ConfigTOML>();
-    std::istringstream stream{std::string(text)};
+    format->comment('\n'); // never in a line: the comments are gone already
+    const std::string uncommented = without_comments(text);
+    std::istringstream stream{uncommented};
     const std::vector<CLI::ConfigItem> items = format->from_config(stream);
     Declarations declarations(every == DeclareEvery::yes ? NamesInUse::every_name()
                                                          : NamesInUse::in_entries(items));
@@ -583,7 +612,7 @@ OptionText parse_config(std::string_view text, const std::string& file, DeclareE
     }
     // Every entry is known to be allowed by now: CLI11 assigns them as it would options.
     declarations.app.config_formatter(format);
-    std::istringstream entries{std::string(text)};
+    std::istringstream entries{uncommented};
     try {
         declarations.app.parse_from_stream(entries);
     } catch (const CLI::ParseError&) {

@@ -182,6 +182,7 @@ Expected<HostPort, CallFailure> Connection::ask_sentinels(const CallOptions& opt
         answered = true;
         const Reply& reply = answer->front();
         if (auto master = address_of(reply)) {
+            named_by_ = sentinel;
             return *master;
         }
         if (reply.is_nil()) {
@@ -502,11 +503,15 @@ Expected<std::vector<Reply>, CallFailure> Connection::attempt(const std::vector<
     }
     if (role_asked && role_of(received_[login_count - 1]) != "master") {
         // What ran there (a read) is not to be trusted, and a write was refused: nothing counts.
-        return unexpected(
-            fail(CallFailure::Kind::not_master,
-                 fmt::format("{} is not a master but a {}: the sentinels have not "
-                             "caught up with a failover yet",
-                             settings_.endpoint.display(), role_of(received_[login_count - 1]))));
+        // The next question goes to the next sentinel: this one may be cut off from the others.
+        auto failure = fail(CallFailure::Kind::not_master,
+                            fmt::format("{}, as {} named it, is not a master but a {}: the "
+                                        "sentinels have not caught up with a failover yet",
+                                        settings_.endpoint.display(), named_by_,
+                                        role_of(received_[login_count - 1])));
+        sentinel_.reset();
+        sentinel_index_ = (sentinel_index_ + 1) % settings_.endpoint.sentinels.size();
+        return unexpected(std::move(failure));
     }
     received_.clear();
     return replies;

@@ -150,6 +150,7 @@ private:
     std::unique_ptr<Connection> sentinel_;
     size_t sentinel_index_ = 0;
     std::optional<HostPort> next_master_;
+    std::string named_by_; // the sentinel that named the master last, for messages
     bool checking_role_ = false;
 };
 

@@ -69,6 +69,26 @@ TEST_CASE("config text: entries, quoted or not, each with its file and line") {
     CHECK(parse_config_text("", "empty.conf").url.has_value() == false);
 }
 
+TEST_CASE("config text: a '#' within quotes is part of the value (a Sentinel URL's master)") {
+    const auto text = parse_config_text(
+        "url = \"redis-sentinel://s1,s2:26380/2#cache\"  # the sentinels, quoted for the commas\n"
+        "sentinel-password-file = '/etc/redlockrun/s#pw' # a '#' in single quotes too\n"
+        "ttl = 5s#no space before the comment\n"
+        "#wait = 0\n",
+        "c.conf");
+    REQUIRE(text.url);
+    CHECK(text.url->value == "redis-sentinel://s1,s2:26380/2#cache");
+    CHECK(text.url->origin == "c.conf, line 1: url");
+    REQUIRE(text.sentinel_password_file);
+    CHECK(text.sentinel_password_file->value == "/etc/redlockrun/s#pw");
+    CHECK(text.ttl->value == "5s");
+    CHECK(text.ttl->origin == "c.conf, line 3: ttl");
+    CHECK_FALSE(text.wait.has_value());
+    // Unquoted, the commas still make several values, which is refused.
+    CHECK(config_error("url = redis-sentinel://s1,s2#m\n").find("takes one value") !=
+          std::string::npos);
+}
+
 TEST_CASE("config text: mistakes are named with their file, line and entry") {
     CHECK(config_error("ttl = 1s\nkye = job\n") ==
           "c.conf, line 2: unknown entry 'kye' (see FILES in redlockrun(1))");

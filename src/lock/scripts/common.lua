@@ -83,23 +83,26 @@ local function validity(expiry, ttl_ms)
   return math.min(expiry, now_ms + ttl_ms) - now_ms
 end
 
--- The next fence, or nil and the counter's value when it is used up. Lua numbers are doubles: from
--- 2^53 on, counting by one repeats values, and a fence that is not larger than the last one would
--- break fencing, so the lock is then refused, before anything is written. A new counter starts
--- from the server clock in microseconds: fences keep growing even if the counter is lost.
+-- The next fence, or nil and the counter's value when it is used up: the counter plus one, or the
+-- server clock in microseconds if that is larger, so that fences keep growing when the counter is
+-- lost (Redis lost its data) or set back (a failover promoted a replica that missed the last
+-- increments), as long as the clock does not go back by more than the time between grants. Lua
+-- numbers are doubles: from 2^53 on, counting by one repeats values, and a fence that is not larger
+-- than the last one would break fencing, so the lock is then refused, before anything is written.
 local function next_fence()
   local last_fence = redis.call('GET', fence_key)
-  local fence
-  if not last_fence then
-    fence = tonumber(time[1]) * 1000000 + tonumber(time[2])
-    redis.call('SET', fence_key, string.format('%d', fence))
-  else
+  local fence = tonumber(time[1]) * 1000000 + tonumber(time[2])
+  if last_fence then
     local last = tonumber(last_fence)
-    if last and last >= 9007199254740991 then -- 2^53 - 1
+    if not last then
+      redis.call('INCR', fence_key) -- not a counter: the error INCR raises says so
+    elseif last >= 9007199254740991 then -- 2^53 - 1
       return nil, last_fence
+    elseif last + 1 > fence then
+      fence = last + 1
     end
-    fence = redis.call('INCR', fence_key)
   end
+  redis.call('SET', fence_key, string.format('%d', fence))
   return string.format('%d', fence)
 end
 
