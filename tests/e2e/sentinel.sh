@@ -76,15 +76,14 @@ test_a_sentinel_that_does_not_answer_is_passed_over() {
     [ -n "$(fence_of job)" ] || fail "no grant on the master"
     # The first sentinel accepts connections but never answers: it is given up after the connect
     # timeout.
-    kill -STOP "$SENT1_PID"
-    RUN_RLR_LIMIT=30 run_rlr -u "$URL" --connect-timeout 1s -k job -- true
-    local run_status=$status run_err=$err run_ms=$elapsed_ms
-    RUN_RLR_LIMIT=30 run_rlr -u "$URL" --connect-timeout 1s -k job --status
-    kill -CONT "$SENT1_PID"
+    start_stopped_sentinel STOPPED
+    local url
+    url=$(sentinel_url "127.0.0.1:$STOPPED_PORT")
+    RUN_RLR_LIMIT=30 run_rlr -u "$url" --connect-timeout 1s -k job -- true
+    expect_status 0 "the first sentinel stopped"
+    expect_lt "$elapsed_ms" 8000 "the stopped sentinel was given up after the connect timeout"
+    RUN_RLR_LIMIT=30 run_rlr -u "$url" --connect-timeout 1s -k job --status
     expect_status 0 "--status with the first sentinel stopped"
-    status=$run_status err=$run_err
-    expect_status 0 "a run with the first sentinel stopped"
-    expect_lt "$run_ms" 8000 "the stopped sentinel was given up after the connect timeout"
 }
 
 # SENTINEL FAILOVER while a holder runs with --replicas 1 and a 3 s TTL: it renews on the new master
@@ -322,17 +321,16 @@ test_sentinels_that_are_all_down_give_69() {
     expect_contains "$err" "127.0.0.1:$second" "the message names the second"
     expect_contains "$err" "$MASTER_NAME" "the message names the master"
     expect_lt "$elapsed_ms" 10000 "refused connections are not waited for"
-    # Every sentinel stopped: each asked for no longer than the connect timeout.
-    local n
-    for n in "${SENTINELS[@]}"; do
-        kill -STOP "$(sentinel_pid "$n")"
-    done
-    RUN_RLR_LIMIT=30 run_rlr -u "$URL" --connect-timeout 500ms -k job -- touch "$WORK/ran"
-    for n in "${SENTINELS[@]}"; do
-        kill -CONT "$(sentinel_pid "$n")"
-    done
+    # The sentinels accept connections but never answer: each is asked for no longer than the
+    # connect timeout.
+    start_stopped_sentinel STOPPED1
+    start_stopped_sentinel STOPPED2
+    RUN_RLR_LIMIT=30 run_rlr -u "redis-sentinel://127.0.0.1:$STOPPED1_PORT,127.0.0.1:$STOPPED2_PORT#$MASTER_NAME" \
+        --connect-timeout 500ms -k job -- touch "$WORK/ran"
     expect_status 69 "every sentinel stopped"
-    expect_lt "$elapsed_ms" 10000 "three connect timeouts of 500ms"
+    expect_contains "$err" "127.0.0.1:$STOPPED1_PORT" "the message names the first sentinel"
+    expect_contains "$err" "127.0.0.1:$STOPPED2_PORT" "the message names the second"
+    expect_lt "$elapsed_ms" 8000 "two connect timeouts of 500ms"
     # Without a port, a sentinel is on 26379.
     if ! (exec 3<>/dev/tcp/127.0.0.1/26379) 2>/dev/null; then
         RUN_RLR_LIMIT=30 run_rlr -u "redis-sentinel://127.0.0.1#$MASTER_NAME" -k job -- touch "$WORK/ran"

@@ -99,6 +99,16 @@ free_port() {
     done
 }
 
+# start_stopped_sentinel PREFIX: a sentinel of no master, stopped (SIGSTOP): it accepts connections
+# and never answers. (Stopping one of the topology's sentinels for more than 2 s would put it in
+# TILT mode, where it does nothing for 30 s, failovers included.)
+start_stopped_sentinel() {
+    : >"$WORK/$1.conf"
+    start_redis "$1" --config "$WORK/$1.conf" --sentinel
+    local pid="${1}_PID"
+    kill -STOP "${!pid}"
+}
+
 # wait_until SECONDS DESCRIPTION COMMAND...: as wait_for, for what takes a failover's time.
 wait_until() {
     local seconds=$1 what=$2
