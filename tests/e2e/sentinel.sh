@@ -167,6 +167,28 @@ test_a_lock_the_new_master_never_received_is_lost() {
     reconnect_master "$old_node"
 }
 
+# The fence counter reached the replicas with an earlier grant, but not with the last one, which a
+# failover then lost: the next grant's fence must still be larger than the lost grant's (README:
+# "larger than that of every earlier grant of the key"), though the new master's counter is behind.
+test_a_fence_lost_in_a_failover_is_not_granted_again() {
+    before_each || return
+    run_rlr -u "$URL" -k job -- true
+    expect_status 0 "an earlier grant"
+    expect_eq "$(rcli wait 2 5000)" 2 "replicas that acknowledged the earlier grant"
+    local old_node
+    old_node=$(master_node)
+    isolate_master "$old_node" || return
+    run_rlr -u "$URL" -k job -- sh -c 'echo $REDLOCKRUN_FENCE'
+    expect_status 0 "the grant the replicas never receive"
+    local lost_fence=$out
+    force_failover
+    run_rlr -u "$URL" -k job -- sh -c 'echo $REDLOCKRUN_FENCE'
+    expect_status 0 "the grant on the new master"
+    [ -n "$out" ] && [ -n "$lost_fence" ] && expect_ge "$out" $((lost_fence + 1)) \
+        "the fence after the failover is larger than the lost grant's"
+    reconnect_master "$old_node"
+}
+
 # The master stops (SIGSTOP) with a lock the replicas never received; the sentinels promote one of
 # them. The holder's renewals time out on the stopped master, a sentinel names the new one, and
 # there the lock is not: 76, well within the TTL.
