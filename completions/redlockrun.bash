@@ -8,7 +8,8 @@
 _redlockrun_options='-k --key -n --no-wait --nb -w --wait -t --ttl --no-renew
     --timestamp-unit --min-hold --limit -E --conflict-exit-code -c --command
     --on-lost --kill-after
-    --lost-exit-code -u --url --password-file --tls-ca-file --tls-cert --tls-key
+    --lost-exit-code -u --url --password-file --sentinel-user
+    --sentinel-password-file --tls-ca-file --tls-cert --tls-key
     --tls-server-name --connect-timeout --replicas --config --status --list --json
     -q --quiet -v --verbose -h --help -V --version'
 
@@ -19,7 +20,8 @@ _redlockrun_takes_value()
         -[kwtEcu] | --key | --wait | --ttl | --timestamp-unit | --min-hold | --limit | \
             --conflict-exit-code | \
             --command | --on-lost | --kill-after | --lost-exit-code | --url | \
-            --password-file | --tls-ca-file | --tls-cert | --tls-key | \
+            --password-file | --sentinel-user | --sentinel-password-file | \
+            --tls-ca-file | --tls-cert | --tls-key | \
             --tls-server-name | --connect-timeout | --replicas | --config)
             return 0
             ;;
@@ -82,7 +84,8 @@ _redlockrun_value()
         --on-lost)
             mapfile -t COMPREPLY < <(compgen -W 'term ignore' -- "$value")
             ;;
-        --password-file | --tls-ca-file | --tls-cert | --tls-key | --config)
+        --password-file | --sentinel-password-file | --tls-ca-file | --tls-cert | --tls-key | \
+            --config)
             if declare -F _filedir >/dev/null; then
                 local cur=$value
                 _filedir
@@ -100,7 +103,8 @@ _redlockrun_value()
         -u | --url)
             if [[ $value != *:* ]]; then
                 compopt -o nospace 2>/dev/null
-                mapfile -t COMPREPLY < <(compgen -W 'redis:// rediss:// unix:///' -- "$value")
+                mapfile -t COMPREPLY < <(compgen -W 'redis:// rediss:// unix:/// redis-sentinel:// rediss-sentinel://' \
+                    -- "$value")
             fi
             ;;
         -c | --command)

@@ -5,7 +5,7 @@
 set -g __redlockrun_value_options -k --key -w --wait -t --ttl --timestamp-unit \
     --min-hold --limit \
     -E --conflict-exit-code -c --command --on-lost --kill-after --lost-exit-code \
-    -u --url --password-file --tls-ca-file --tls-cert --tls-key --tls-server-name \
+    -u --url --password-file --sentinel-user --sentinel-password-file --tls-ca-file --tls-cert --tls-key --tls-server-name \
     --connect-timeout --replicas --config
 
 # Prints the position, among the tokens before the cursor, of the command that
@@ -94,8 +94,10 @@ complete -c redlockrun -n __redlockrun_in_options -l kill-after -x -a '(__redloc
 complete -c redlockrun -n __redlockrun_in_options -l lost-exit-code -x -d 'Exit status when the lock was lost (default 76)'
 
 # Redis
-complete -c redlockrun -n __redlockrun_in_options -s u -l url -x -a 'redis://\tTCP rediss://\tTLS unix:///\t"Unix socket"' -d 'Redis server URL'
+complete -c redlockrun -n __redlockrun_in_options -s u -l url -x -a 'redis://\tTCP rediss://\tTLS unix:///\t"Unix socket" redis-sentinel://\tSentinel rediss-sentinel://\t"Sentinel, TLS"' -d 'Redis server URL'
 complete -c redlockrun -n __redlockrun_in_options -l password-file -r -F -d 'Read the password from a file'
+complete -c redlockrun -n __redlockrun_in_options -l sentinel-user -x -d 'Log in to the sentinels as this ACL user'
+complete -c redlockrun -n __redlockrun_in_options -l sentinel-password-file -r -F -d 'Read the sentinel password from a file'
 complete -c redlockrun -n __redlockrun_in_options -l tls-ca-file -r -F -d 'Trust the CA certificates in a file (PEM)'
 complete -c redlockrun -n __redlockrun_in_options -l tls-cert -r -F -d 'Present a client certificate (PEM)'
 complete -c redlockrun -n __redlockrun_in_options -l tls-key -r -F -d 'The client certificate'"'"'s private key (PEM)'

@@ -38,7 +38,8 @@ int act(int argc, char** argv, const ConfigPlaces& places, Logger& log) {
     log.set_verbosity(options.verbosity);
     auto settings = redis::resolve_settings(
         redis::ConnectionRequest{options.url, options.password_file, options.connect_timeout,
-                                 options.tls, options.config_files},
+                                 options.tls, options.config_files, options.sentinel_user,
+                                 options.sentinel_password_file},
         [](const char* name) { return std::getenv(name); });
     if (!settings) {
         // Not a UsageError: the message names the file or variable at fault, not the syntax.

@@ -297,14 +297,21 @@ Declarations::Declarations(NamesInUse names) : names_in_use_(std::move(names)) {
 
     group_ = "Redis";
     url = value("-u,--url", "<url>", InConfigFile::yes,
-                "redis://[[user:]password@]host[:port][/db],\nrediss://... (TLS) or "
-                "unix:///path[?db=N];\ndefault: $REDLOCKRUN_URL, then $REDIS_URL,\nthen the "
-                "config files, then\nredis://127.0.0.1:6379",
+                "redis://[[user:]password@]host[:port][/db],\nrediss://... (TLS), "
+                "unix:///path[?db=N], or\nredis-sentinel://host[:port][,host[:port]...]\n"
+                "[/db]#master (rediss-sentinel:// for TLS);\ndefault: $REDLOCKRUN_URL, then "
+                "$REDIS_URL,\nthen the config files, then\nredis://127.0.0.1:6379",
                 &OptionText::url);
     value("--password-file", "<file>", InConfigFile::yes,
           "read the password from <file> (or set\n$REDISCLI_AUTH); never put one on the\n"
           "command line",
           &OptionText::password_file);
+    value("--sentinel-user", "<name>", InConfigFile::yes,
+          "log in to the sentinels as this ACL user\n(or set $REDLOCKRUN_SENTINEL_USER)",
+          &OptionText::sentinel_user);
+    value("--sentinel-password-file", "<file>", InConfigFile::yes,
+          "read the sentinels' password from <file>\n(or set $REDLOCKRUN_SENTINEL_PASSWORD)",
+          &OptionText::sentinel_password_file);
     value("--tls-ca-file", "<file>", InConfigFile::yes,
           "trust the CA certificates in <file> (PEM)\ninstead of the system's",
           &OptionText::tls_ca_file);

@@ -34,7 +34,9 @@ redis::FileConnection connection_part(const OptionText& entries) {
     return {entries.url,
             entries.password_file,
             {value_of(entries.tls_ca_file), value_of(entries.tls_cert), value_of(entries.tls_key),
-             value_of(entries.tls_server_name)}};
+             value_of(entries.tls_server_name)},
+            entries.sentinel_user,
+            entries.sentinel_password_file};
 }
 
 } // namespace

@@ -27,6 +27,8 @@ struct OptionText {
     std::optional<Setting> lost_exit_code;
     std::optional<Setting> url;
     std::optional<Setting> password_file;
+    std::optional<Setting> sentinel_user;
+    std::optional<Setting> sentinel_password_file;
     std::optional<Setting> tls_ca_file;
     std::optional<Setting> tls_cert;
     std::optional<Setting> tls_key;

@@ -103,6 +103,8 @@ Options to_options(const OptionText& text) {
     options.command = text.command;
     options.url = value_of(text.url);
     options.password_file = value_of(text.password_file);
+    options.sentinel_user = value_of(text.sentinel_user);
+    options.sentinel_password_file = value_of(text.sentinel_password_file);
     options.tls = {value_of(text.tls_ca_file), value_of(text.tls_cert), value_of(text.tls_key),
                    value_of(text.tls_server_name)};
     if (text.connect_timeout) {

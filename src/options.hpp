@@ -37,7 +37,9 @@ struct Options {
     std::vector<std::string> command;                          // after the options
     std::optional<std::string> url;                            // -u
     std::optional<std::string> password_file;
-    redis::TlsOptions tls; // --tls-*
+    std::optional<std::string> sentinel_user;          // --sentinel-user
+    std::optional<std::string> sentinel_password_file; // --sentinel-password-file
+    redis::TlsOptions tls;                             // --tls-*
     // What the config files say about the connection, the file that wins first: it comes after
     // the environment, so redis/settings.cpp puts it in its place.
     std::vector<redis::FileConnection> config_files;

@@ -138,7 +138,8 @@ Expected<Attempt, CallFailure> LockClient::acquire() {
     if (!answer) {
         return unexpected(CallFailure{CallFailure::Kind::protocol, answer.error(), {}});
     }
-    return confirmed(Attempt{std::move(*answer), sent},
+    // Sent again (Sentinel's failover, a broken connection): the answer is from the last time.
+    return confirmed(Attempt{std::move(*answer), std::max(sent, connection_.last_sent())},
                      replies->after.empty() ? nullptr : &replies->after.front());
 }
 
@@ -149,6 +150,7 @@ Expected<Attempt, CallFailure> LockClient::wait_then_acquire(Millis timeout) {
     redis::CallOptions options;
     options.server_wait = Millis{ms} + (params_.replicas > 0 ? params_.replica_wait : Millis{0});
     options.abandon_on_wakeup = true;
+    options.confirm_master = true;
     // The acquire runs when the BLPOP returns, at some moment after this; its reply may then wait
     // unread for any time. Its validity counts from here, the one moment known to come before it.
     const SteadyTime sent = steady_now();
@@ -169,7 +171,8 @@ Expected<Attempt, CallFailure> LockClient::wait_then_acquire(Millis timeout) {
         return acquire(); // the server lost its scripts while we waited
     }
     // The acquire ran whatever the BLPOP answered: a grant must never be dropped on the floor.
-    auto attempt = pipelined_attempt(std::move(acquired), sent, endpoint());
+    auto attempt =
+        pipelined_attempt(std::move(acquired), std::max(sent, connection_.last_sent()), endpoint());
     const bool granted = attempt && std::holds_alternative<Granted>(attempt->answer);
     const bool busy = attempt && std::holds_alternative<Busy>(attempt->answer);
     if (woken.kind == redis::Reply::Kind::array && !granted && !busy) {
@@ -181,6 +184,19 @@ Expected<Attempt, CallFailure> LockClient::wait_then_acquire(Millis timeout) {
                         fmt::format("cannot wait on the wake-up list {}: {}", wake_list(),
                                     redis::explain_error_reply(woken, endpoint())),
                         {}});
+    }
+    if (granted && connection_.master_moved({})) {
+        // Granted by a master that the sentinels replaced while this waiter blocked on it: it may
+        // take writes until it is demoted, but the holder has moved on to the new one.
+        std::string was = endpoint().display();
+        release();
+        connection_.close();
+        return unexpected(CallFailure{
+            CallFailure::Kind::not_master,
+            fmt::format("{} granted {}, but the sentinels have named another master since; "
+                        "it was released there",
+                        was, keys_.lock),
+            {}});
     }
     return confirmed(std::move(attempt), replies->size() > 2 ? &(*replies)[2] : nullptr);
 }
@@ -212,6 +228,7 @@ Expected<RenewAnswer, CallFailure> LockClient::renew(const Deadline& not_after) 
     redis::CallOptions options;
     options.not_after = not_after;
     options.server_wait = params_.replicas > 0 ? params_.replica_wait : Millis{0};
+    options.confirm_master = true;
     auto replies =
         redis::run_script_then(connection_, scripts::renew, keys_.all(),
                                with_db({identity_.token, std::to_string(params_.ttl.count()),

@@ -15,6 +15,17 @@
 // node named; -TRYAGAIN and -CLUSTERDOWN send it again after a pause, while the request's time
 // lasts. Every command of a request names keys of one slot, so nothing of it ran where it was
 // redirected from. Redirects are capped, so that a misconfigured cluster cannot loop.
+//
+// Through Sentinel (a redis-sentinel:// URL), every new connection first asks the sentinels, in
+// turn from the one that answered last, where the master is, and sends ROLE in the same write as
+// the login and the first request: an address that is not a master's (the sentinels have not
+// caught up with a failover) fails the call, and nothing it ran there counts. A request answered
+// with -READONLY (the master was demoted under it), or only with -UNBLOCKED (a demoted master's
+// BLPOP), a closed connection, or a master that cannot be reached are taken for a failover: the
+// sentinels are asked again, and the request sent again to the master they name, while the
+// request's time lasts. A caller that asks (CallOptions::confirm_master) has a sentinel asked
+// before the request too, so that it never renews, or waits, on a master that the sentinels have
+// replaced but not yet demoted (it goes on taking writes for seconds).
 #pragma once
 
 #include "exit_status.hpp"
@@ -23,6 +34,7 @@
 #include "redis/stream.hpp"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +50,7 @@ struct CallFailure {
         login_refused, // AUTH or SELECT answered with an error
         error_reply,   // the request itself was answered with an error
         loading,       // the server answered LOADING: it restarted and is reading its data back
+        not_master,    // Sentinel: the server named as the master is not one (any more)
         abandoned,     // the Wakeup asked to stop
         system,        // this machine ran out of file descriptors or memory
     };
@@ -62,6 +75,8 @@ struct CallOptions {
     bool abandon_on_wakeup = false;
     // An absolute bound on the whole call, connecting included, on top of the connect timeout.
     Deadline not_after;
+    // Sentinel: ask a sentinel whether the master is still the one connected to, before sending.
+    bool confirm_master = false;
 };
 
 class Connection {
@@ -82,9 +97,19 @@ public:
     // had gone out: the server may have run them twice, and answered only the second.
     unsigned resends() const { return resends_; }
 
+    // When the last request went out: the replies of the last call come from then or later, when
+    // it had to be sent again (a failover, a broken connection) too.
+    SteadyTime last_sent() const { return last_sent_; }
+
     void close();
-    // The node this connection talks to: the URL's, or the one a -MOVED sent it to.
+    // The node this connection talks to: the URL's, or the one a -MOVED sent it to, or the master
+    // the sentinels named.
     const Endpoint& endpoint() const { return settings_.endpoint; }
+
+    // Sentinel: whether the sentinels now name another master than the one connected to (which is
+    // then the one the next connection goes to; this one stays open until closed). False when no
+    // sentinel answers, or without Sentinel.
+    bool master_moved(const CallOptions& options);
 
     static constexpr int max_redirects = 5;
 
@@ -102,6 +127,12 @@ private:
     CallFailure fail(CallFailure::Kind kind, std::string message);
     // Reads what the socket has now and decodes it into received_; false on EOF/error (failure_).
     bool read_available(CallFailure& failure);
+    // call() without Sentinel's failover handling.
+    Expected<std::vector<Reply>, CallFailure> call_redirected(const std::vector<Command>& commands,
+                                                              const CallOptions& options);
+    // Sentinel: asks the sentinels in turn, from the one that answered last, where the master is.
+    // The failure says what each of them answered.
+    Expected<HostPort, CallFailure> ask_sentinels(const CallOptions& options);
 
     ConnectionSettings settings_;
     const Wakeup* wakeup_;
@@ -110,6 +141,14 @@ private:
     std::vector<Command> login_; // AUTH / SELECT still to be sent with the next call
     std::vector<Reply> received_;
     unsigned resends_ = 0;
+    SteadyTime last_sent_{};
+    // Sentinel: the connection to the sentinel that answered last (kept for the next question),
+    // its place in the URL's list, a master it named that the next connection is to go to, and
+    // whether ROLE went out with the login.
+    std::unique_ptr<Connection> sentinel_;
+    size_t sentinel_index_ = 0;
+    std::optional<HostPort> next_master_;
+    bool checking_role_ = false;
 };
 
 } // namespace redlockrun::redis

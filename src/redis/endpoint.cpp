@@ -88,50 +88,39 @@ Result parse_unix(std::string_view rest) {
     return parse_db(query.substr(3), endpoint);
 }
 
-Result parse_tcp(std::string_view rest, bool tls) {
-    // [user[:password]@]host[:port][/db]
-    Endpoint endpoint;
-    endpoint.tls = tls;
-    if (rest.find_first_of("?#") != std::string_view::npos) {
-        return unexpected(
-            std::string("query strings and fragments are not supported in redis URLs"));
+// "[user:]password" before the '@' of a URL: as redis-cli reads it, user information without a
+// ':' is a password (never a lone user name).
+Expected<bool, std::string> parse_userinfo(std::string_view userinfo, Endpoint& endpoint) {
+    auto colon = userinfo.find(':');
+    if (colon != std::string_view::npos) {
+        auto user = percent_decode(userinfo.substr(0, colon));
+        if (!user) {
+            return unexpected(std::string("bad percent-encoding in the user name"));
+        }
+        endpoint.user = *user;
     }
-    auto slash = rest.find('/');
-    std::string_view authority = rest.substr(0, slash);
-    std::string_view db = slash == std::string_view::npos ? "" : rest.substr(slash + 1);
-
-    auto at = authority.rfind('@');
-    if (at != std::string_view::npos) {
-        std::string_view userinfo = authority.substr(0, at);
-        authority = authority.substr(at + 1);
-        // As redis-cli reads it: "user:password", or a lone password (never a lone user name).
-        auto colon = userinfo.find(':');
-        if (colon != std::string_view::npos) {
-            auto user = percent_decode(userinfo.substr(0, colon));
-            if (!user) {
-                return unexpected(std::string("bad percent-encoding in the user name"));
-            }
-            endpoint.user = *user;
-        }
-        auto password =
-            percent_decode(colon == std::string_view::npos ? userinfo : userinfo.substr(colon + 1));
-        if (!password) {
-            return unexpected(std::string("bad percent-encoding in the password"));
-        }
-        // "user:@host" names the user and leaves the password to --password-file or the
-        // environment.
-        if (!password->empty()) {
-            endpoint.password = *password;
-        }
+    auto password =
+        percent_decode(colon == std::string_view::npos ? userinfo : userinfo.substr(colon + 1));
+    if (!password) {
+        return unexpected(std::string("bad percent-encoding in the password"));
     }
+    // "user:@host" names the user and leaves the password to --password-file or the environment.
+    if (!password->empty()) {
+        endpoint.password = *password;
+    }
+    return true;
+}
 
+// "host[:port]" or "[v6]:port".
+Expected<HostPort, std::string> parse_host_port(std::string_view authority, int default_port) {
+    HostPort where{"", default_port};
     std::string_view port;
     if (!authority.empty() && authority.front() == '[') {
         auto close = authority.find(']');
         if (close == std::string_view::npos) {
             return unexpected(std::string("an IPv6 address needs a closing ']'"));
         }
-        endpoint.host = std::string(authority.substr(1, close - 1));
+        where.host = std::string(authority.substr(1, close - 1));
         std::string_view after = authority.substr(close + 1);
         if (!after.empty()) {
             if (after.front() != ':') {
@@ -144,7 +133,7 @@ Result parse_tcp(std::string_view rest, bool tls) {
         }
     } else {
         auto colon = authority.find(':');
-        endpoint.host = std::string(authority.substr(0, colon));
+        where.host = std::string(authority.substr(0, colon));
         if (colon != std::string_view::npos) {
             port = authority.substr(colon + 1);
             if (port.empty()) {
@@ -152,7 +141,7 @@ Result parse_tcp(std::string_view rest, bool tls) {
             }
         }
     }
-    if (endpoint.host.empty()) {
+    if (where.host.empty()) {
         return unexpected(std::string("the host name is missing"));
     }
     if (!port.empty()) {
@@ -160,21 +149,113 @@ Result parse_tcp(std::string_view rest, bool tls) {
         if (!number) {
             return unexpected(std::string("the port must be a number from 1 to 65535"));
         }
-        endpoint.port = *number;
+        where.port = *number;
     }
-    return parse_db(db, endpoint);
+    return where;
+}
+
+// What follows "scheme://" up to any '#': "[userinfo@]hosts[/db]". Splits off and parses the user
+// information, and returns the hosts; the db goes into `endpoint`.
+Expected<std::string_view, std::string> parse_authority(std::string_view rest, Endpoint& endpoint) {
+    auto slash = rest.find('/');
+    std::string_view authority = rest.substr(0, slash);
+    auto at = authority.rfind('@');
+    if (at != std::string_view::npos) {
+        if (auto parsed = parse_userinfo(authority.substr(0, at), endpoint); !parsed) {
+            return unexpected(std::move(parsed.error()));
+        }
+        authority = authority.substr(at + 1);
+    }
+    if (slash != std::string_view::npos) {
+        auto db = parse_int(rest.substr(slash + 1), 0, std::numeric_limits<int>::max());
+        if (!db && slash + 1 < rest.size()) {
+            return unexpected(std::string("the database must be a number of 0 or more"));
+        }
+        endpoint.db = db.value_or(0);
+    }
+    return authority;
+}
+
+Result parse_tcp(std::string_view rest, bool tls) {
+    // [user[:password]@]host[:port][/db]
+    Endpoint endpoint;
+    endpoint.tls = tls;
+    if (rest.find_first_of("?#") != std::string_view::npos) {
+        return unexpected(
+            std::string("query strings and fragments are not supported in redis URLs"));
+    }
+    auto authority = parse_authority(rest, endpoint);
+    if (!authority) {
+        return unexpected(std::move(authority.error()));
+    }
+    auto where = parse_host_port(*authority, endpoint.port);
+    if (!where) {
+        return unexpected(std::move(where.error()));
+    }
+    endpoint.host = std::move(where->host);
+    endpoint.port = where->port;
+    return endpoint;
+}
+
+Result parse_sentinel(std::string_view rest, bool tls) {
+    // [user[:password]@]host1[:port1][,host2[:port2]...][/db]#MASTER
+    Endpoint endpoint;
+    endpoint.tls = tls;
+    endpoint.host.clear();
+    endpoint.port = 0;
+    auto hash = rest.find('#');
+    if (hash == std::string_view::npos || hash + 1 == rest.size()) {
+        return unexpected(std::string("a Sentinel URL must end with #MASTER, the name the "
+                                      "sentinels know the master by"));
+    }
+    auto name = percent_decode(rest.substr(hash + 1));
+    if (!name || name->empty()) {
+        return unexpected(std::string("bad percent-encoding in the master name"));
+    }
+    endpoint.master_name = std::move(*name);
+    rest = rest.substr(0, hash);
+    if (rest.find('?') != std::string_view::npos) {
+        return unexpected(std::string("query strings are not supported in Sentinel URLs"));
+    }
+    auto authority = parse_authority(rest, endpoint);
+    if (!authority) {
+        return unexpected(std::move(authority.error()));
+    }
+    std::string_view hosts = *authority;
+    for (size_t number = 1;; ++number) {
+        auto comma = hosts.find(',');
+        auto sentinel = parse_host_port(hosts.substr(0, comma), default_sentinel_port);
+        if (!sentinel) {
+            return unexpected(fmt::format("sentinel {}: {}", number, sentinel.error()));
+        }
+        endpoint.sentinels.push_back(std::move(*sentinel));
+        if (comma == std::string_view::npos) {
+            break;
+        }
+        hosts = hosts.substr(comma + 1);
+    }
+    return endpoint;
 }
 
 } // namespace
+
+std::string HostPort::display() const {
+    return host.find(':') != std::string::npos ? fmt::format("[{}]:{}", host, port)
+                                               : fmt::format("{}:{}", host, port);
+}
 
 std::string Endpoint::display() const {
     std::string where;
     if (unix_socket) {
         where = "unix:" + socket_path;
-    } else if (host.find(':') != std::string::npos) {
-        where = fmt::format("[{}]:{}", host, port);
+    } else if (is_sentinel) {
+        where = "sentinel " + HostPort{host, port}.display();
+    } else if (via_sentinel()) {
+        where = host.empty()
+                    ? fmt::format("master {}", master_name)
+                    : fmt::format("master {} at {}", master_name, HostPort{host, port}.display());
     } else {
-        where = fmt::format("{}:{}", host, port);
+        where = HostPort{host, port}.display();
     }
     if (db != 0) {
         where += fmt::format(" (db {})", db);
@@ -186,6 +267,14 @@ Expected<Endpoint, std::string> parse_url(std::string_view url) {
     constexpr std::string_view redis = "redis://";
     constexpr std::string_view rediss = "rediss://";
     constexpr std::string_view unix_scheme = "unix://";
+    constexpr std::string_view sentinel = "redis-sentinel://";
+    constexpr std::string_view sentinel_tls = "rediss-sentinel://";
+    if (url.substr(0, sentinel.size()) == sentinel) {
+        return parse_sentinel(url.substr(sentinel.size()), false);
+    }
+    if (url.substr(0, sentinel_tls.size()) == sentinel_tls) {
+        return parse_sentinel(url.substr(sentinel_tls.size()), true);
+    }
     if (url.substr(0, redis.size()) == redis) {
         return parse_tcp(url.substr(redis.size()), false);
     }
@@ -195,7 +284,8 @@ Expected<Endpoint, std::string> parse_url(std::string_view url) {
     if (url.substr(0, unix_scheme.size()) == unix_scheme) {
         return parse_unix(url.substr(unix_scheme.size()));
     }
-    return unexpected(std::string("the URL must start with redis://, rediss:// or unix://"));
+    return unexpected(std::string("the URL must start with redis://, rediss://, unix://, "
+                                  "redis-sentinel:// or rediss-sentinel://"));
 }
 
 std::optional<TextSpan> password_span(std::string_view url) {

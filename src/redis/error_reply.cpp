@@ -16,11 +16,14 @@ std::string server_text(const Reply& error) {
     return text;
 }
 
-std::string advice(std::string_view code, const std::string& text) {
+std::string advice(std::string_view code, const std::string& text, bool sentinel) {
     // Redis 7 answers a long request from a client that has not authenticated with this, then
     // closes the connection.
     if (code == "NOAUTH" || (code == "ERR" && text.find("unauthenticated") != std::string::npos)) {
-        return "it needs a password: give one with --password-file, $REDISCLI_AUTH or the URL";
+        return sentinel ? "it needs a password: give one with --sentinel-password-file or "
+                          "$REDLOCKRUN_SENTINEL_PASSWORD"
+                        : "it needs a password: give one with --password-file, $REDISCLI_AUTH "
+                          "or the URL";
     }
     if (code == "WRONGPASS") {
         return "check the user name and password";
@@ -30,14 +33,15 @@ std::string advice(std::string_view code, const std::string& text) {
         return "a password was given but the server has none configured for that user";
     }
     if (code == "NOPERM") {
-        return "the user lacks an ACL permission redlockrun needs (EVAL, EVALSHA, BLPOP and the "
-               "keys of the lock)";
+        return "the user lacks an ACL permission redlockrun needs (EVAL, EVALSHA, BLPOP, ROLE "
+               "through Sentinel, and the keys of the lock)";
     }
     if (code == "LOADING") {
         return "the server is still loading its data; try again shortly";
     }
     if (code == "READONLY") {
-        return "this is a read-only replica; point --url at the primary";
+        return "this is a read-only replica; point --url at the primary, or name its sentinels "
+               "with a redis-sentinel:// URL";
     }
     if (code == "MOVED" || code == "ASK") {
         return "Redis Cluster kept sending the request elsewhere; check the cluster's state "
@@ -66,7 +70,7 @@ std::string advice(std::string_view code, const std::string& text) {
 
 std::string explain_error_reply(const Reply& error, const Endpoint& endpoint) {
     const std::string text = server_text(error);
-    const std::string hint = advice(error.error_code(), text);
+    const std::string hint = advice(error.error_code(), text, endpoint.is_sentinel);
     if (hint.empty()) {
         return fmt::format("Redis at {} answered with an error: {}", endpoint.display(), text);
     }

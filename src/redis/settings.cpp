@@ -66,20 +66,20 @@ Expected<UniqueFd, std::string> open_regular_file(const char* option, const std:
     return file;
 }
 
-Expected<std::string, std::string> read_password_file(const std::string& path) {
-    auto opened = open_regular_file("--password-file", path);
+// A password file, for `option` (--password-file or --sentinel-password-file).
+Expected<std::string, std::string> read_password_file(const char* option, const std::string& path) {
+    auto opened = open_regular_file(option, path);
     if (!opened) {
         return unexpected(opened.error());
     }
     const UniqueFd file = std::move(*opened);
     auto text = read_all(file.get(), max_password_file_size);
     if (!text && !text.error().too_large()) {
-        return unexpected(cannot_read("--password-file", path, text.error().error));
+        return unexpected(cannot_read(option, path, text.error().error));
     }
     if (!text) {
-        return unexpected(
-            fmt::format("--password-file: {} is larger than {} bytes: not a password file", path,
-                        max_password_file_size));
+        return unexpected(fmt::format("{}: {} is larger than {} bytes: not a password file", option,
+                                      path, max_password_file_size));
     }
     std::string password = std::move(*text);
     // A file written by `echo` ends in a newline that is not part of the password.
@@ -90,10 +90,10 @@ Expected<std::string, std::string> read_password_file(const std::string& path) {
         }
     }
     if (password.empty()) {
-        return unexpected(fmt::format("--password-file: {} is empty", path));
+        return unexpected(fmt::format("{}: {} is empty", option, path));
     }
     if (password.find('\n') != std::string::npos) {
-        return unexpected(fmt::format("--password-file: {} has more than one line", path));
+        return unexpected(fmt::format("{}: {} has more than one line", option, path));
     }
     return password;
 }
@@ -123,7 +123,9 @@ Expected<bool, std::string> set_up_tls(const ConnectionRequest& request,
             // than refusing.
             return unexpected(fmt::format("{} needs a rediss:// URL, and {} gives a {} one",
                                           first_tls_option(request.tls), settings.url_source,
-                                          settings.endpoint.unix_socket ? "unix://" : "redis://"));
+                                          settings.endpoint.unix_socket      ? "unix://"
+                                          : settings.endpoint.via_sentinel() ? "redis-sentinel://"
+                                                                             : "redis://"));
         }
         return true;
     }
@@ -161,6 +163,9 @@ struct Place {
     std::optional<Setting> url;
     std::optional<Setting> password_file;
     std::optional<Setting> password; // $REDISCLI_AUTH
+    std::optional<Setting> sentinel_user;
+    std::optional<Setting> sentinel_password_file;
+    std::optional<Setting> sentinel_password; // $REDLOCKRUN_SENTINEL_PASSWORD
 };
 
 std::vector<Place> places_in_order(const ConnectionRequest& request,
@@ -181,26 +186,37 @@ std::vector<Place> places_in_order(const ConnectionRequest& request,
     if (request.password_file) {
         command_line.password_file = Setting{*request.password_file, "--password-file"};
     }
+    if (request.sentinel_user) {
+        command_line.sentinel_user = Setting{*request.sentinel_user, "--sentinel-user"};
+    }
+    if (request.sentinel_password_file) {
+        command_line.sentinel_password_file =
+            Setting{*request.sentinel_password_file, "--sentinel-password-file"};
+    }
     Place& environment_place = places.emplace_back();
     environment_place.url = variable("REDLOCKRUN_URL");
     if (!environment_place.url) {
         environment_place.url = variable("REDIS_URL");
     }
     environment_place.password = variable("REDISCLI_AUTH");
+    environment_place.sentinel_user = variable("REDLOCKRUN_SENTINEL_USER");
+    environment_place.sentinel_password = variable("REDLOCKRUN_SENTINEL_PASSWORD");
     for (const auto& file : request.files) {
-        places.push_back(Place{file.url, file.password_file, std::nullopt});
+        places.push_back(Place{file.url, file.password_file, std::nullopt, file.sentinel_user,
+                               file.sentinel_password_file, std::nullopt});
     }
     return places;
 }
 
-// read_password_file() speaks of --password-file; a config file's entry is named by where it is.
-std::string as_from(const Setting& password_file, const std::string& message) {
-    constexpr std::string_view option = "--password-file: ";
-    if (password_file.origin == "--password-file") {
+// read_password_file() speaks of the option; a config file's entry is named by where it is.
+std::string as_from(const Setting& password_file, std::string_view option,
+                    const std::string& message) {
+    if (password_file.origin == option) {
         return message;
     }
+    const std::string prefix = fmt::format("{}: ", option);
     return fmt::format("{}: {}", password_file.origin,
-                       message.starts_with(option) ? message.substr(option.size()) : message);
+                       message.starts_with(prefix) ? message.substr(prefix.size()) : message);
 }
 
 // Like ssh with a private key, but only a warning: the password was readable before this run.
@@ -213,6 +229,54 @@ std::optional<std::string> exposure_warning(const Setting& password_file) {
     return fmt::format("{}: {} can be read by other users (mode {:04o}); make it private with "
                        "chmod 600",
                        password_file.origin, password_file.value, status.st_mode & 07777);
+}
+
+// How to log in to the sentinels of a Sentinel URL: each of user and password from the first place
+// that gives one. Given on the command line for a URL of another kind, they are an error (the user
+// meant to reach sentinels); from the environment or a config file they are left unused.
+Expected<bool, std::string> sentinel_login(const ConnectionRequest& request,
+                                           const std::vector<Place>& places,
+                                           ConnectionSettings& settings) {
+    if (!settings.endpoint.via_sentinel()) {
+        if (request.sentinel_user || request.sentinel_password_file) {
+            return unexpected(
+                fmt::format("{} needs a redis-sentinel:// URL, and {} gives another",
+                            request.sentinel_user ? "--sentinel-user" : "--sentinel-password-file",
+                            settings.url_source));
+        }
+        return true;
+    }
+    for (const auto& place : places) {
+        if (place.sentinel_user) {
+            settings.sentinel_user = place.sentinel_user->value;
+            break;
+        }
+    }
+    for (const auto& place : places) {
+        if (place.sentinel_password_file) {
+            auto password =
+                read_password_file("--sentinel-password-file", place.sentinel_password_file->value);
+            if (!password) {
+                return unexpected(as_from(*place.sentinel_password_file, "--sentinel-password-file",
+                                          password.error()));
+            }
+            if (auto warning = exposure_warning(*place.sentinel_password_file)) {
+                settings.warnings.push_back(std::move(*warning));
+            }
+            settings.sentinel_password = std::move(*password);
+            break;
+        }
+        if (place.sentinel_password) {
+            settings.sentinel_password = place.sentinel_password->value;
+            break;
+        }
+    }
+    if (!settings.sentinel_user.empty() && !settings.sentinel_password) {
+        return unexpected(
+            std::string("a sentinel user is named but no sentinel password is given: give one "
+                        "with --sentinel-password-file or $REDLOCKRUN_SENTINEL_PASSWORD"));
+    }
+    return true;
 }
 
 } // namespace
@@ -246,9 +310,10 @@ Expected<ConnectionSettings, std::string> resolve_settings(const ConnectionReque
     settings.endpoint.password.reset();
     for (auto place = places.begin(); place != places.end(); ++place) {
         if (place->password_file) {
-            auto password = read_password_file(place->password_file->value);
+            auto password = read_password_file("--password-file", place->password_file->value);
             if (!password) {
-                return unexpected(as_from(*place->password_file, password.error()));
+                return unexpected(
+                    as_from(*place->password_file, "--password-file", password.error()));
             }
             if (auto warning = exposure_warning(*place->password_file)) {
                 settings.warnings.push_back(std::move(*warning));
@@ -270,6 +335,9 @@ Expected<ConnectionSettings, std::string> resolve_settings(const ConnectionReque
         return unexpected(fmt::format("{}: the URL names a user but no password; give one with "
                                       "--password-file, $REDISCLI_AUTH or in the URL",
                                       settings.url_source));
+    }
+    if (auto sentinels = sentinel_login(request, places, settings); !sentinels) {
+        return unexpected(sentinels.error());
     }
     return settings;
 }

@@ -6,6 +6,9 @@
 //             in its URL (only if that URL is the one used), else ($REDISCLI_AUTH) the password
 //   TLS       rediss:// URLs, with the --tls-* files read up front; a config file's tls-* entries
 //             fill in what the command line leaves out, and only for a rediss:// URL
+//   sentinels (a Sentinel URL only) the user: --sentinel-user, else $REDLOCKRUN_SENTINEL_USER, else
+//             the config files'; the password: --sentinel-password-file, else
+//             $REDLOCKRUN_SENTINEL_PASSWORD, else the config files' sentinel-password-file
 #pragma once
 
 #include "duration.hpp"
@@ -27,6 +30,9 @@ struct ConnectionSettings {
     Millis connect_timeout{5000};       // bounds connecting, and each request's reply
     std::string url_source = "default"; // "--url", "$REDIS_URL"... for messages
     bool password_from_command_line = false;
+    // A Sentinel URL's: how to log in to the sentinels (none: they need no login).
+    std::string sentinel_user;
+    std::optional<std::string> sentinel_password;
     std::shared_ptr<const TlsClient> tls; // set for rediss:// only
     std::vector<std::string> warnings;    // for the user, before anything connects
 };
@@ -36,6 +42,8 @@ struct FileConnection {
     std::optional<Setting> url;
     std::optional<Setting> password_file;
     TlsOptions tls;
+    std::optional<Setting> sentinel_user;
+    std::optional<Setting> sentinel_password_file;
 };
 
 struct ConnectionRequest {
@@ -45,6 +53,8 @@ struct ConnectionRequest {
     TlsOptions tls; // --tls-*: only with a rediss:// URL
     // The config files, the one that wins first; they come after the environment.
     std::vector<FileConnection> files;
+    std::optional<std::string> sentinel_user;          // --sentinel-user
+    std::optional<std::string> sentinel_password_file; // --sentinel-password-file
 };
 
 using Environment = std::function<const char*(const char* name)>;

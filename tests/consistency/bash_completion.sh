@@ -165,7 +165,8 @@ expect_exactly 'redlockrun --list '
 expect_exactly 'redlockrun --list --js' --json
 expect_exactly "redlockrun --list 'b*' --js" --json
 expect_exactly 'redlockrun --list=b* --js' --json
-expect_exactly 'redlockrun --list --json --status -u ' redis:// rediss:// unix:///
+expect_exactly 'redlockrun --list --json --status -u ' redis:// rediss:// unix:/// \
+    redis-sentinel:// rediss-sentinel://
 expect_exactly 'redlockrun -k job --status --j' --json
 
 # Values with nothing to offer: keys and exit statuses; also after a cluster of short options.
@@ -177,8 +178,9 @@ expect_exactly 'redlockrun -k job --lost-exit-code '
 # Files and URLs.
 expect_exactly "redlockrun --password-file $work/pas" "$work/passage" "$work/password"
 expect_exactly "redlockrun -k job --password-file=$work/passw" "$work/password"
-expect_exactly 'redlockrun -u r' redis:// rediss://
-expect_exactly 'redlockrun -u ' redis:// rediss:// unix:///
+expect_exactly "redlockrun --sentinel-password-file $work/pas" "$work/passage" "$work/password"
+expect_exactly 'redlockrun -u r' redis:// rediss:// redis-sentinel:// rediss-sentinel://
+expect_exactly 'redlockrun -u ' redis:// rediss:// unix:/// redis-sentinel:// rediss-sentinel://
 expect_exactly "redlockrun --tls-ca-file $work/pas" "$work/passage" "$work/password"
 expect_exactly "redlockrun --config $work/pas" "$work/passage" "$work/password"
 expect_exactly "redlockrun -u rediss://h --tls-cert=$work/passw" "$work/password"

@@ -185,7 +185,7 @@ def commands_in_scripts(directory):
 
 def commands_in_acl_paragraph(page):
     """The commands the man page lists after "as well as those the lock's scripts run"."""
-    match = re.search(r"as well as those the lock's scripts run:\n(.*?)\n\.SH", page, re.S)
+    match = re.search(r"as well as those the lock's scripts run:\n(.*?)\n\.S[HS]", page, re.S)
     if not match:
         return None
     paragraph = plain_roff(match.group(1).split("\n.PP", 1)[0])

@@ -70,8 +70,9 @@ expect 'redlockrun -k job --on-lost ' term ignore
 expect 'redlockrun --on-lost=i' --on-lost=ignore
 expect 'redlockrun -t 30' 30ms 30s 30m 30h
 expect 'redlockrun --kill-after=2' --kill-after=2s
-expect 'redlockrun -u ' redis:// rediss:// unix:///
+expect 'redlockrun -u ' redis:// rediss:// unix:/// redis-sentinel:// rediss-sentinel://
 expect "redlockrun --password-file $work/pas" "$work/passage" "$work/password"
+expect "redlockrun --sentinel-password-file $work/pas" "$work/passage" "$work/password"
 expect "redlockrun --tls-ca-file $work/pas" "$work/passage" "$work/password"
 expect "redlockrun --config $work/pas" "$work/passage" "$work/password"
 expect 'redlockrun -k '

@@ -25,23 +25,26 @@ touch $work/password $work/passage
 # One interactive zsh for every case, with the completion system loaded from COMPLETIONS_DIR only
 # (plus zsh's own functions), no listing (so no prompts), and compadd recording to $work/added.
 zpty shell zsh -f -i
-zpty -w shell "PS1='' RPS1=''; fpath=($completions \$fpath); autoload -Uz compinit; compinit -u -D"
+# The prompt is a marker: zsh prints it once the line editor has the terminal. Keys written before
+# that meet the terminal's line discipline instead, which takes Ctrl-U for its own line kill and
+# throws away the Tab with the line, so every case waits for it.
+zpty -w shell "PS1='ZLE''>' RPS1=''; fpath=($completions \$fpath); autoload -Uz compinit; compinit -u -D"
 zpty -w shell "unsetopt auto_list list_ambiguous auto_menu beep; bindkey -e"
 zpty -w shell "compadd() { local -a added; builtin compadd -O added \"\$@\"; (( \$#added )) && print -rl -- \$added >>$work/added; builtin compadd \"\$@\" }"
 zpty -w shell "_fakecmd() { compadd fake-alpha fake-beta }; compdef _fakecmd fakecmd"
 zpty -w shell "print REA''DY"
-zpty -r -m shell ignored '*READY*'
+zpty -r -m shell ignored '*READY*ZLE>*'
 
 # candidates LINE: the candidates offered when Tab is pressed at the end of LINE, one per line.
 cases=0
 candidates() {
     : >$work/added
-    # Tab, then Ctrl-U to drop the line, then a marker to know that the completion is over. The
-    # marker is new for every case, so output left over from an earlier case (a redraw under load,
-    # say) cannot end this one's wait before its completion has run.
+    # Tab, then Ctrl-U to drop the line, then a marker to know that the completion is over, and
+    # the next prompt. The marker is new for every case, so that output left over from an earlier
+    # case cannot end this one's wait.
     (( cases += 1 ))
     zpty -n -w shell "$1"$'\t'$'\x15'"print DO''NE:$cases:"$'\n'
-    zpty -r -m shell ignored "*DONE:$cases:*"
+    zpty -r -m shell ignored "*DONE:$cases:*ZLE>*"
     sort -u $work/added
 }
 
@@ -84,10 +87,11 @@ expect 'redlockrun --timestamp-unit=' ms s
 expect 'redlockrun -k job --on-lost ' term ignore
 expect 'redlockrun --on-lost=' term ignore
 expect 'redlockrun -t 30' h
-expect 'redlockrun -u ' redis:// rediss:// unix:///
+expect 'redlockrun -u ' redis:// rediss:// unix:/// redis-sentinel:// rediss-sentinel://
 expect "redlockrun --password-file $work/pas" passage password
 expect "redlockrun --tls-key $work/pas" passage password
 expect "redlockrun --config $work/pas" passage password
+expect "redlockrun --sentinel-password-file $work/pas" passage password
 expect 'redlockrun -k '
 expect 'redlockrun --list --js' --json
 expect 'redlockrun -k job --status --js' --json

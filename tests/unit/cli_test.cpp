@@ -427,20 +427,11 @@ TEST_CASE("cli: --help is laid out as util-linux's, from the declarations") {
 
 TEST_CASE("cli: what a config file may hold") {
     const auto names = config_entry_names();
-    const std::vector<std::string> expected{"wait",
-                                            "ttl",
-                                            "timestamp-unit",
-                                            "conflict-exit-code",
-                                            "on-lost",
-                                            "kill-after",
-                                            "lost-exit-code",
-                                            "url",
-                                            "password-file",
-                                            "tls-ca-file",
-                                            "tls-cert",
-                                            "tls-key",
-                                            "tls-server-name",
-                                            "connect-timeout",
-                                            "replicas"};
+    const std::vector<std::string> expected{
+        "wait",          "ttl",           "timestamp-unit",         "conflict-exit-code",
+        "on-lost",       "kill-after",    "lost-exit-code",         "url",
+        "password-file", "sentinel-user", "sentinel-password-file", "tls-ca-file",
+        "tls-cert",      "tls-key",       "tls-server-name",        "connect-timeout",
+        "replicas"};
     CHECK(names == expected);
 }

@@ -136,3 +136,58 @@ TEST_CASE("URL: bad ones are refused, and the message never repeats the password
         CHECK(e.error().find("pw") == std::string::npos);
     }
 }
+
+TEST_CASE("URL: Sentinel, with its sentinels in order, the master's name and the master's login") {
+    auto e = parse_url("redis-sentinel://alice:s3cret@s1:26380,s2,[::1]:26381/3#orders%20db");
+    REQUIRE(e);
+    CHECK(e->via_sentinel());
+    CHECK_FALSE(e->tls);
+    CHECK(e->master_name == "orders db");
+    REQUIRE(e->sentinels.size() == 3);
+    CHECK(e->sentinels[0] == HostPort{"s1", 26380});
+    CHECK(e->sentinels[1] == HostPort{"s2", default_sentinel_port});
+    CHECK(e->sentinels[2] == HostPort{"::1", 26381});
+    CHECK(e->db == 3);
+    CHECK(e->user == "alice");
+    CHECK(e->password == "s3cret");
+    // Before the sentinels are asked, there is no master's address to show.
+    CHECK(e->host.empty());
+    CHECK(e->display() == "master orders db (db 3)");
+    e->host = "10.0.0.5";
+    e->port = 6379;
+    CHECK(e->display() == "master orders db at 10.0.0.5:6379 (db 3)");
+
+    auto tls = parse_url("rediss-sentinel://s1#m");
+    REQUIRE(tls);
+    CHECK(tls->tls);
+    CHECK(tls->db == 0);
+    CHECK_FALSE(tls->password.has_value());
+    CHECK(tls->sentinels == std::vector<HostPort>{{"s1", 26379}});
+    CHECK_FALSE(parse_url("redis://h")->via_sentinel());
+}
+
+TEST_CASE("URL: bad Sentinel URLs are refused, saying which sentinel is at fault") {
+    const char* bad[] = {
+        "redis-sentinel://s1",          "redis-sentinel://s1#",       "redis-sentinel://#m",
+        "redis-sentinel://:pw@#m",      "redis-sentinel://s1,#m",     "redis-sentinel://,s2#m",
+        "redis-sentinel://s1/x#m",      "redis-sentinel://s1?db=1#m", "redis-sentinel://s1#bad%zz",
+        "redis-sentinel://:pw%zz@s1#m", "rediss-sentinel://s1:0#m",   "redis-sentinel//s1#m"};
+    for (const char* url : bad) {
+        CAPTURE(url);
+        auto e = parse_url(url);
+        REQUIRE_FALSE(e.has_value());
+        CHECK_FALSE(e.error().empty());
+        CHECK(e.error().find("pw") == std::string::npos);
+    }
+    auto third = parse_url("redis-sentinel://a:1,b:2,c:port#m");
+    REQUIRE_FALSE(third);
+    CHECK(third.error() == "sentinel 3: the port must be a number from 1 to 65535");
+    auto unnamed = parse_url("redis-sentinel://a,b");
+    REQUIRE_FALSE(unnamed);
+    CHECK(unnamed.error().find("#MASTER") != std::string::npos);
+    // The password is found to be blotted out from the command line, as in a redis:// URL.
+    const std::string url = "redis-sentinel://u:hunter2@a,b#m";
+    auto span = password_span(url);
+    REQUIRE(span);
+    CHECK(url.substr(span->start, span->length) == "hunter2");
+}

@@ -367,3 +367,85 @@ TEST_CASE("settings: a full descriptor table while reading a file option is an o
         CHECK(message == option + ": cannot read " + path + ": Too many open files");
     }
 }
+
+TEST_CASE("settings: the sentinels' login, from the first place that gives each part") {
+    FakeEnvironment env;
+    ConnectionRequest request;
+    request.url = "redis-sentinel://:master-pw@s1,s2#m";
+    auto none = resolve_settings(request, env.function());
+    REQUIRE(none);
+    CHECK(none->endpoint.password == "master-pw"); // the URL's login is the master's
+    CHECK(none->sentinel_user.empty());
+    CHECK_FALSE(none->sentinel_password.has_value());
+
+    TempFile file_password("from-file\n");
+    FileConnection file;
+    file.sentinel_user = Setting{"file-user", "c.conf, line 3: sentinel-user"};
+    file.sentinel_password_file =
+        Setting{file_password.path, "c.conf, line 4: sentinel-password-file"};
+    request.files = {file};
+    auto from_file = resolve_settings(request, env.function());
+    REQUIRE(from_file);
+    CHECK(from_file->sentinel_user == "file-user");
+    CHECK(from_file->sentinel_password == "from-file");
+
+    env.variables["REDLOCKRUN_SENTINEL_USER"] = "env-user";
+    env.variables["REDLOCKRUN_SENTINEL_PASSWORD"] = "from-env";
+    auto from_env = resolve_settings(request, env.function());
+    REQUIRE(from_env);
+    CHECK(from_env->sentinel_user == "env-user");
+    CHECK(from_env->sentinel_password == "from-env");
+
+    TempFile option_password("from-option\n");
+    request.sentinel_user = "option-user";
+    request.sentinel_password_file = option_password.path;
+    auto from_options = resolve_settings(request, env.function());
+    REQUIRE(from_options);
+    CHECK(from_options->sentinel_user == "option-user");
+    CHECK(from_options->sentinel_password == "from-option");
+    CHECK(from_options->endpoint.password == "master-pw");
+
+    // A user without a password is refused, without naming the user.
+    request = {};
+    request.url = "redis-sentinel://s1#m";
+    request.sentinel_user = "lonely";
+    auto refused = resolve_settings(request, FakeEnvironment{}.function());
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().find("--sentinel-password-file") != std::string::npos);
+    CHECK(refused.error().find("lonely") == std::string::npos);
+
+    // An unreadable file is named by the option or the config file entry that gave it.
+    request = {};
+    request.url = "redis-sentinel://s1#m";
+    request.sentinel_password_file = "/nonexistent/sentinel-password";
+    auto missing = resolve_settings(request, FakeEnvironment{}.function());
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().rfind("--sentinel-password-file: cannot read", 0) == 0);
+    request.sentinel_password_file.reset();
+    FileConnection missing_in_file;
+    missing_in_file.sentinel_password_file =
+        Setting{"/nonexistent/sentinel-password", "c.conf, line 4: sentinel-password-file"};
+    request.files = {missing_in_file};
+    auto missing_from_file = resolve_settings(request, FakeEnvironment{}.function());
+    REQUIRE_FALSE(missing_from_file);
+    CHECK(missing_from_file.error().rfind("c.conf, line 4: sentinel-password-file: cannot read",
+                                          0) == 0);
+}
+
+TEST_CASE("settings: sentinel options on the command line need a Sentinel URL") {
+    TempFile password("pw\n");
+    ConnectionRequest request;
+    request.url = "redis://h";
+    request.sentinel_password_file = password.path;
+    auto refused = resolve_settings(request, FakeEnvironment{}.function());
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error() ==
+          "--sentinel-password-file needs a redis-sentinel:// URL, and --url gives another");
+    // From the environment or a config file they are defaults, unused by a redis:// URL.
+    request.sentinel_password_file.reset();
+    FakeEnvironment env;
+    env.variables["REDLOCKRUN_SENTINEL_PASSWORD"] = "pw";
+    auto unused = resolve_settings(request, env.function());
+    REQUIRE(unused);
+    CHECK_FALSE(unused->sentinel_password.has_value());
+}
