@@ -74,6 +74,12 @@ test_a_sentinel_that_does_not_answer_is_passed_over() {
     run_rlr -u "$(sentinel_url "127.0.0.1:$dead")" --connect-timeout 2s -k job -- true
     expect_status 0 "the first sentinel's port is closed"
     [ -n "$(fence_of job)" ] || fail "no grant on the master"
+    # Only the third of three answers: every one is asked.
+    rcli flushall >/dev/null
+    run_rlr -u "redis-sentinel://127.0.0.1:$dead,127.0.0.1:$(free_port),127.0.0.1:$SENT1_PORT#$MASTER_NAME" \
+        --connect-timeout 2s -k job -- true
+    expect_status 0 "the first two sentinels' ports are closed"
+    [ -n "$(fence_of job)" ] || fail "no grant on the master through the third sentinel"
     # The first sentinel accepts connections but never answers: it is given up after the connect
     # timeout.
     start_stopped_sentinel STOPPED

@@ -81,25 +81,33 @@ test_sentinel_credentials_from_the_environment() {
 
 test_sentinel_credentials_from_a_config_file() {
     before_each || return
+    unset REDLOCKRUN_URL # the environment would override the files' url
     (umask 077 && cat >"$WORK/config" <<EOF_CONFIG
-url = "$URL"
 password-file = "$SECRETS/locker"
 sentinel-user = guard
 sentinel-password-file = "$SECRETS/guard"
 EOF_CONFIG
     )
-    run_rlr --config "$WORK/config" -k job -- true
+    run_rlr --config "$WORK/config" -u "$URL" -k job -- true
     expect_status 0 "a run"
     no_secret_in "$err" "stderr"
     expect_eq "$(rcli exists job)" 0 "released"
     [ -n "$(rcli get '{job}:redlockrun:fence')" ] || fail "no grant on the master"
-    run_rlr --config "$WORK/config" -k job --status
+    run_rlr --config "$WORK/config" -u "$URL" -k job --status
     expect_status 0 "--status"
     # The command line overrides the file: a wrong password from it is refused.
-    run_rlr --config "$WORK/config" --sentinel-password-file "$SECRETS/wrong" -k job -- touch "$WORK/ran"
+    run_rlr --config "$WORK/config" -u "$URL" --sentinel-password-file "$SECRETS/wrong" -k job -- touch "$WORK/ran"
     expect_status 69 "a wrong password on the command line over the file's right one"
     [ -e "$WORK/ran" ] && fail "the command ran"
     no_secret_in "$err" "stderr"
+    # The URL of three sentinels in the file too, quoted as a value with commas must be.
+    printf 'url = "%s"\n' "$URL" >>"$WORK/config"
+    run_rlr --config "$WORK/config" -k job --status
+    expect_status 0 "--status with the Sentinel URL from the file"
+    rcli flushall >/dev/null
+    run_rlr --config "$WORK/config" -k job -- true
+    expect_status 0 "a run with the Sentinel URL from the file"
+    [ -n "$(rcli get '{job}:redlockrun:fence')" ] || fail "no grant on the master with the file's URL"
 }
 
 # Wrong, or no, credentials for the sentinels: 69 naming the sentinels and why, with no password
