@@ -42,13 +42,19 @@ alive() {
     [[ "$state" != Z* ]]
 }
 
-# start_redis PREFIX [--tls] [redis-server options...]
+# start_redis PREFIX [--config FILE] [--tls] [redis-server options...]
 # Starts a server on a free port with a unix socket beside it, and sets PREFIX_PORT, PREFIX_SOCK,
 # PREFIX_PID. Without persistence; its log is in $WORK/PREFIX.log. With --tls the port speaks TLS
 # only (the options must name the certificates), while the unix socket stays in clear for rcli.
+# --config FILE: the server reads FILE first (a sentinel needs one it can rewrite).
 start_redis() {
     local prefix=$1
     shift
+    local config=()
+    if [ "${1:-}" = --config ]; then
+        config=("$2")
+        shift 2
+    fi
     local port_option=--port
     if [ "${1:-}" = --tls ]; then
         port_option=--tls-port
@@ -59,7 +65,7 @@ start_redis() {
     sock="$WORK/$prefix.sock"
     for attempt in $(seq 1 10); do
         port=$((20000 + RANDOM % 40000))
-        redis-server "$port_option" "$port" --bind 127.0.0.1 --save '' --appendonly no \
+        redis-server "${config[@]}" "$port_option" "$port" --bind 127.0.0.1 --save '' --appendonly no \
             --unixsocket "$sock" --unixsocketperm 700 --dir "$WORK" \
             --logfile "$WORK/$prefix.log" "$@" </dev/null >/dev/null 2>&1 &
         pid=$!
