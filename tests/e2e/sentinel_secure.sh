@@ -145,20 +145,25 @@ test_wrong_credentials_give_69() {
     expect_eq "$(database_snapshot)" "$before" "the master's data"
 }
 
-# secrets_of PID: what of the passwords /proc shows of PID's arguments and environment.
+# secrets_of PID [VARIABLE=VALUE...]: what of the passwords /proc shows of PID's arguments and
+# environment, but for the variables given, which the user set: the command inherits redlockrun's
+# environment as it is (a redis-cli or a nested redlockrun in it may use them), and redlockrun adds
+# no password to it.
 secrets_of() {
-    local secret
+    local pid=$1 secret
+    shift
     for secret in "${ALL_SECRETS[@]}"; do
-        if tr '\0' '\n' <"/proc/$1/cmdline" | grep -qF -- "$secret"; then
+        if tr '\0' '\n' <"/proc/$pid/cmdline" | grep -qF -- "$secret"; then
             echo "argv: $secret"
         fi
-        if tr '\0' '\n' <"/proc/$1/environ" | grep -qF -- "$secret"; then
+        if tr '\0' '\n' <"/proc/$pid/environ" | grep -vxF "${@/#/-e}" -e '' | grep -qF -- "$secret"; then
             echo "environment: $secret"
         fi
     done
 }
 
-# The command sees no password in its arguments or environment, whichever way the passwords came.
+# The command sees no password in its arguments, nor in its environment beyond what the user put
+# there, whichever way the passwords came.
 test_no_password_reaches_the_command() {
     before_each || return
     local way
@@ -185,7 +190,16 @@ test_no_password_reaches_the_command() {
         wait_for "sleep to be exec'd ($way)" grep -q sleep "/proc/$(cat "$WORK/child")/cmdline"
         local child
         child=$(cat "$WORK/child")
-        expect_eq "$(secrets_of "$child")" "" "passwords in the command's /proc ($way)"
+        local given=()
+        case $way in
+        environment) given=("REDLOCKRUN_SENTINEL_PASSWORD=$GUARD_SECRET") ;;
+        url) given=("REDLOCKRUN_SENTINEL_PASSWORD=$SENTINEL_SECRET") ;;
+        esac
+        expect_eq "$(secrets_of "$child" "${given[@]}")" "" "passwords in the command's /proc ($way)"
+        if [ ${#given[@]} -gt 0 ]; then
+            tr '\0' '\n' <"/proc/$child/environ" | grep -qxF -- "${given[0]}" ||
+                fail "the command did not inherit ${given[0]%%=*} as it was set ($way)"
+        fi
         expect_eq "$(grep -c '^' <(tr '\0' '\n' <"/proc/$holder/cmdline" | grep -F -e "$LOCKER_SECRET" \
             -e "$GUARD_SECRET" -e "$SENTINEL_SECRET"))" 0 "passwords in redlockrun's arguments ($way)"
         kill -TERM "$holder"
