@@ -101,8 +101,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         for (size_t i = 0; i < endpoint->sentinels.size(); ++i) {
             const auto& sentinel = endpoint->sentinels[i];
             plain = plain && plain_host(sentinel.host);
-            again += (i ? "," : "") + with_brackets(sentinel.host) + ":" +
-                     std::to_string(sentinel.port);
+            again +=
+                (i ? "," : "") + with_brackets(sentinel.host) + ":" + std::to_string(sentinel.port);
         }
         again += "/" + std::to_string(endpoint->db) + "#" + encoded(endpoint->master_name);
         if (plain) {

@@ -187,10 +187,9 @@ TEST_CASE("URL: bad Sentinel URLs are refused, saying which sentinel is at fault
     CHECK(unnamed.error().find("#MASTER") != std::string::npos);
     // The password is found to be blotted out from the command line, as in a redis:// URL, also
     // when the master's name has an '@' or a '#', and in a refused URL whose password has a '#'.
-    for (auto [url, password] :
-         {std::pair{"redis-sentinel://u:hunter2@a,b#m", "hunter2"},
-          std::pair{"rediss-sentinel://:hunter2@a#m@x#y@z", "hunter2"},
-          std::pair{"redis-sentinel://:hun#ter2@a#m", "hun#ter2"}}) {
+    for (auto [url, password] : {std::pair{"redis-sentinel://u:hunter2@a,b#m", "hunter2"},
+                                 std::pair{"rediss-sentinel://:hunter2@a#m@x#y@z", "hunter2"},
+                                 std::pair{"redis-sentinel://:hun#ter2@a#m", "hun#ter2"}}) {
         CAPTURE(url);
         auto span = password_span(url);
         REQUIRE(span);
