@@ -14,7 +14,9 @@ It listens on a free loopback port and prints one line, "PORT CONTROL_PORT", onc
   commands a Lua script runs inside Redis.
 
 The control port answers one line per request: "stats" gives a JSON object {"connections": N,
-"commands": N, "per_connection": [...]}, "reset" zeroes the counters.
+"commands": N, "per_connection": [...]}, "reset" zeroes the counters, "delay MS" sets the delay
+for the chunks that arrive from then on, on open connections too (figure 9 measures servers that
+announce this proxy's port to clients, so it cannot swap in a second proxy with another delay).
 """
 import argparse
 import asyncio
@@ -80,10 +82,11 @@ class RespCommandCounter:
 
 
 class DelayedPipe:
-    """Writes chunks to a transport `delay` seconds after they arrived, keeping their order."""
+    """Writes chunks to a transport the proxy's delay after they arrived, keeping their order (a
+    chunk never overtakes an earlier one, even when the delay was just shortened)."""
 
-    def __init__(self, delay: float):
-        self._delay = delay
+    def __init__(self, proxy: "Proxy"):
+        self._proxy = proxy
         self._queue: asyncio.Queue = asyncio.Queue()
         self._transport = None
         self._pump_task = None
@@ -93,10 +96,10 @@ class DelayedPipe:
         self._pump_task = asyncio.get_running_loop().create_task(self._pump())
 
     def send(self, data: bytes) -> None:
-        self._queue.put_nowait((time.monotonic() + self._delay, data))
+        self._queue.put_nowait((time.monotonic() + self._proxy.delay, data))
 
     def close_after_pending(self) -> None:
-        self._queue.put_nowait((time.monotonic() + self._delay, None))
+        self._queue.put_nowait((time.monotonic() + self._proxy.delay, None))
 
     async def _pump(self) -> None:
         while True:
@@ -115,8 +118,8 @@ class Link:
 
     def __init__(self, proxy: "Proxy"):
         self.proxy = proxy
-        self.to_server = DelayedPipe(proxy.delay)
-        self.to_client = DelayedPipe(proxy.delay)
+        self.to_server = DelayedPipe(proxy)
+        self.to_client = DelayedPipe(proxy)
         self.counter = RespCommandCounter()
         proxy.connections.append(self.counter)
 
@@ -175,8 +178,12 @@ class Proxy:
 
     async def control(self, reader, writer) -> None:
         while line := await reader.readline():
-            if line.strip() == b"reset":
+            request = line.split()
+            if request == [b"reset"]:
                 self.connections = []
+                writer.write(b"ok\n")
+            elif len(request) == 2 and request[0] == b"delay":
+                self.delay = float(request[1]) / 1000.0
                 writer.write(b"ok\n")
             else:
                 writer.write(json.dumps(self.stats()).encode() + b"\n")

@@ -1,6 +1,6 @@
 """What a run must show, whatever the machine's speed: every figure that ran has numbers for every
-tool that ran, and redlockrun never let two holders overlap (nor, with --limit N, more than N) nor
-failed a run. Never a timing
+tool (or, in figure 9, every set-up) that ran, and redlockrun never let two holders overlap (nor,
+with --limit N, more than N) nor failed a run. Never a timing
 threshold: the machines are shared and noisy, so speed is reported, not asserted."""
 import math
 
@@ -71,6 +71,11 @@ def _numbers(results: dict, tools: list) -> list:
                            f"the gap with {waiters} waiters"))
             wanted.append(("figure 8", cell.get("requests_per_acquisition"),
                            f"requests per acquisition with {waiters} waiters"))
+    if "high_availability" in results:
+        for name, row in results["high_availability"]["rows"].items():
+            wanted.append(("figure 9", row.get("waited_round_trips"),
+                           f"{name}: waited round trips"))
+            wanted.append(("figure 9", row.get("requests_per_run"), f"{name}: requests"))
     return wanted
 
 
@@ -120,6 +125,10 @@ def problems(results: dict, tools: list) -> list:
         if failures:
             found.append(f"redlockrun runs failed ({failures}); see the error log")
     found += _semaphore_problems(results.get("semaphore"))
+    for name, row in results.get("high_availability", {}).get("rows", {}).items():
+        if row.get("failures"):
+            found.append(f"figure 9: {name}: {row['failures']} of {row['runs']} runs failed; "
+                         "see the error log")
     # A failed run is quick: figure 1's medians would flatter whichever of these failed.
     for name in (REDLOCKRUN, FLOOR):
         failures = results.get("uncontended", {}).get("rows", {}).get(name, {}).get("failures", 0)

@@ -8,8 +8,8 @@ from pathlib import Path
 class Settings:
     smoke: bool
     uncontended_rounds: int  # figure 1: runs of each tool, interleaved
-    round_trip_runs: int  # figure 2: runs per tool and proxy delay
-    delay_ms: float  # figure 2: the proxy's delay, each way
+    round_trip_runs: int  # figures 2 and 9: runs per tool and proxy delay (figure 9: counted runs)
+    delay_ms: float  # figures 2 and 9: the proxy's delay, each way
     handoff: dict  # figure 3: contenders -> loop iterations of each
     handoff_repeats: int  # figure 3: runs of each (tool, contenders), for the medians
     hold_us: int  # the critical section's length
@@ -24,6 +24,7 @@ class Settings:
     semaphore_contenders: int  # figure 8: contenders looping over the critical section
     semaphore_iterations: int  # figure 8: loop iterations of each
     semaphore_waiters: tuple  # figure 8: bursts of waiters behind the semaphore's N holders
+    high_availability_rounds: int  # figure 9: rounds, each running every row undelayed and delayed
     run_time_limit_s: float  # bound on one contention run, should a tool hang
 
     @staticmethod
@@ -34,7 +35,8 @@ class Settings:
                         fairness_contenders=8, fairness_seconds=8,
                         scale_waiters=(8, 32, 100, 200), memory_runs=5,
                         semaphore_limit=2, semaphore_contenders=8, semaphore_iterations=12,
-                        semaphore_waiters=(200,), run_time_limit_s=180)
+                        semaphore_waiters=(200,), high_availability_rounds=15,
+                        run_time_limit_s=180)
 
     @staticmethod
     def smoke_test() -> "Settings":
@@ -45,7 +47,8 @@ class Settings:
                         fairness_contenders=3, fairness_seconds=0.8,
                         scale_waiters=(3, 6), memory_runs=1,
                         semaphore_limit=2, semaphore_contenders=6, semaphore_iterations=2,
-                        semaphore_waiters=(4,), run_time_limit_s=20)
+                        semaphore_waiters=(4,), high_availability_rounds=1,
+                        run_time_limit_s=20)
 
 
 @dataclass

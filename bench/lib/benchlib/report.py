@@ -2,7 +2,7 @@
 come first (they travel between machines); absolute times are there to read them by."""
 from .floor import LIBRARY_NAME as LIBRARY_FLOOR
 from .floor import NAME as FLOOR
-from .targets import judge
+from .targets import judge, signed
 
 FLOCK = "flock(1)"
 
@@ -246,6 +246,37 @@ def _semaphore(figure: dict) -> list:
                      "requests per acquisition", "script commands per acquisition"], bursts)]
 
 
+def _high_availability(figure: dict) -> list:
+    table = []
+    for name, row in figure["rows"].items():
+        notes = [row["note"]] if row.get("note") else []
+        if row["failures"]:
+            notes.append(f"**{row['failures']} of {row['runs']} runs failed**")
+        table.append((name, f"`{row['form']}`", _num(row["requests_per_run"], 1),
+                      _num(row["connections_per_run"], 1), _num(row["waited_round_trips"], 1),
+                      signed(row["beyond_direct"]), _ms(row["no_delay_ms"]),
+                      _ms(row["delayed_ms"]), ", ".join(notes)))
+    delay = figure["delay_ms"]
+    return ["## 9. Highly available Redis", "",
+            "An uncontended `redlockrun -u URL -k KEY true`, where each server is reached only "
+            "through a delay proxy, as in figure 2, and every address a server hands out is a "
+            "proxy's: the sentinel watches the master through the master's proxy (so it names "
+            "that proxy to clients), and each cluster node announces its proxy's port (so a "
+            "-MOVED sends the client to a delayed address; the cluster bus is not proxied). The "
+            "cluster has 3 masters; `--replicas 1` runs against a master of its own with one "
+            "replica (replication not proxied). Requests: what redlockrun sent on the connections "
+            f"opened during {figure['counted_runs']} undelayed runs, summed over the proxies (the "
+            "sentinel's own links to the master are older, and not counted). Waited round trips: "
+            f"(median wall time with every proxy delaying each direction {delay:g} ms − median "
+            f"undelayed) ÷ {2 * delay:g} ms, over {figure['rounds']} rounds that each run every "
+            "row undelayed, then delayed; beyond direct: the difference to the first row. The "
+            "proxy does not delay a TCP handshake, so on a real network each connection beyond "
+            "direct's one costs one more round trip than this shows.", "",
+            *_table(["set-up", "command line", "requests per run", "connections per run",
+                     "waited round trips", "beyond direct", "wall, no delay",
+                     f"wall, {delay:g} ms each way", "notes"], table)]
+
+
 def render(results: dict) -> str:
     lines = ["# redlockrun performance", ""]
     if results["smoke"]:
@@ -263,7 +294,8 @@ def render(results: dict) -> str:
                   ""]
     sections = {"uncontended": _uncontended, "round_trips": _round_trips,
                 "handoff": _handoff, "load": _load, "fairness": _fairness, "scale": _scale,
-                "memory": _memory, "semaphore": _semaphore}
+                "memory": _memory, "semaphore": _semaphore,
+                "high_availability": _high_availability}
     for name, render_section in sections.items():
         if name in results:
             lines += render_section(results[name])

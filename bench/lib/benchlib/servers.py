@@ -40,20 +40,27 @@ def stop_process(process: subprocess.Popen) -> None:
 
 
 class RedisServer:
-    """A throwaway redis-server: loopback only, no persistence, like the end-to-end tests'."""
+    """A throwaway redis-server: loopback only, no persistence, like the end-to-end tests'.
 
-    def __init__(self, workdir: Path):
+    `options(port)` gives more of its options, made afresh for each attempt to start it (a cluster
+    node's bus port and config file go with its port)."""
+
+    def __init__(self, workdir: Path, options=None):
         self.workdir = workdir
+        self.options = options or (lambda port: [])
         self.process = None
         self.port = None
+
+    def _command(self, port: int) -> list:
+        return ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                "--appendonly", "no", "--dir", str(self.workdir),
+                "--logfile", str(self.workdir / f"redis-{port}.log"), *self.options(port)]
 
     def start(self) -> "RedisServer":
         for _ in range(10):
             port = free_port()
-            log = self.workdir / f"redis-{port}.log"
             process = subprocess.Popen(
-                ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                 "--appendonly", "no", "--dir", str(self.workdir), "--logfile", str(log)],
+                self._command(port),
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             self.port = port
             if wait_until(lambda: process.poll() is not None or self._answers(process), 10):
@@ -97,6 +104,24 @@ class RedisServer:
     def stop(self) -> None:
         if self.process:
             stop_process(self.process)
+
+
+class SentinelServer(RedisServer):
+    """One Redis Sentinel watching one master, which it knows as `master_name` at
+    127.0.0.1:`master_port`. Sentinel rewrites its config file as it learns, so the file is its
+    own, in the work directory."""
+
+    def __init__(self, workdir: Path, master_name: str, master_port: int):
+        super().__init__(workdir)
+        self.master_name = master_name
+        self.master_port = master_port
+
+    def _command(self, port: int) -> list:
+        config = self.workdir / f"sentinel-{port}.conf"
+        config.write_text(f"port {port}\nbind 127.0.0.1\ndir {self.workdir}\n"
+                          f"logfile {self.workdir / f'sentinel-{port}.log'}\n"
+                          f"sentinel monitor {self.master_name} 127.0.0.1 {self.master_port} 1\n")
+        return ["redis-server", str(config), "--sentinel"]
 
 
 class EtcdServer:
@@ -164,11 +189,17 @@ class DelayProxy:
             raise RuntimeError("the delaying proxy did not start")
         self.port, self.control_port = int(ready[0]), int(ready[1])
 
-    def stats(self) -> dict:
+    def _control(self, request: str) -> str:
         with socket.create_connection(("127.0.0.1", self.control_port), timeout=10) as control:
-            control.sendall(b"stats\n")
-            answer = control.makefile().readline()
-        return json.loads(answer)
+            control.sendall(request.encode() + b"\n")
+            return control.makefile().readline()
+
+    def stats(self) -> dict:
+        return json.loads(self._control("stats"))
+
+    def set_delay(self, delay_ms: float) -> None:
+        """The delay of every chunk that arrives from now on, on open connections too."""
+        self._control(f"delay {delay_ms:g}")
 
     def stop(self) -> None:
         stop_process(self.process)

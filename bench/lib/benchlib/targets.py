@@ -26,6 +26,11 @@ def _fmt(value, unit="", digits=2):
     return "n/a" if value is None else f"{value:.{digits}f}{unit}"
 
 
+def signed(value, digits=1) -> str:
+    """+1.0, -0.3, and +0.0 rather than -0.0 for a value that rounds to nothing."""
+    return f"{round(value, digits) + 0.0:+.{digits}f}"
+
+
 def _semaphore(figure) -> list:
     """The targets of --limit 2, from figure 8: judged only where it ran at the sizes they name."""
     figure = figure or {}
@@ -44,6 +49,33 @@ def _semaphore(figure) -> list:
     rows.append(("`--limit 2`: median handoff gap ≤ 2 ms at N = 8", _fmt(gap, " ms"),
                  _verdict(None if gap is None else gap <= 2.0)))
     return rows
+
+
+def _high_availability(figure) -> list:
+    """Figure 9's targets: waited round trips beyond the direct row of the same rounds. The
+    connections each row opens are shown beside them: the proxy does not delay a handshake."""
+    rows = (figure or {}).get("rows", {})
+    direct = rows.get("direct", {})
+    judged = []
+    for name, target, most in (
+            ("Sentinel", "Sentinel: waited round trips ≤ direct + 2", 2.0),
+            ("Cluster, the key's own master",
+             "Cluster, URL naming the key's own master: waited round trips ≤ direct + 0.5", 0.5),
+            ("Cluster, another node",
+             "Cluster, URL naming another node (one redirect): waited round trips ≤ direct + 2",
+             2.0),
+            ("--replicas 1",
+             "`--replicas 1`: no extra request round trip (waited round trips ≤ direct + 0.5)",
+             0.5)):
+        row = rows.get(name)
+        if not row or row.get("beyond_direct") is None:
+            judged.append((target, "n/a", "n/a"))
+            continue
+        connections = row["connections_per_run"] - direct.get("connections_per_run", 0)
+        measured = (f"{signed(row['beyond_direct'])} round trips (requests per run: "
+                    f"{row['requests_per_run']:g}; connections: {signed(connections, 0)})")
+        judged.append((target, measured, _verdict(row["beyond_direct"] <= most)))
+    return judged
 
 
 def judge(results: dict) -> list:
@@ -103,6 +135,7 @@ def judge(results: dict) -> list:
                  _verdict(None if rss is None else rss <= 4.0)))
 
     rows += _semaphore(results.get("semaphore"))
+    rows += _high_availability(results.get("high_availability"))
     if results.get("smoke"):
         # A smoke run's counts are far too small for a verdict: it only shows the figures work.
         rows = [(target, measured, "not judged (smoke)") for target, measured, _ in rows]
