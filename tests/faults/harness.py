@@ -324,10 +324,13 @@ class Scenario:
 
     def load(self, start, workers, sections, pause=0.0):
         """Runs WORKERS background loops, each starting SECTIONS contenders one after another with
-        start() (e.g. lambda: s.redlockrun(r)), PAUSE seconds apart; join() waits for them."""
+        start() (e.g. lambda: s.redlockrun(r)), PAUSE seconds apart; join() waits for them,
+        stop() has them start no more and waits for them."""
+        stop = threading.Event()
+
         def loop():
             for _ in range(sections):
-                if self.stopping.is_set():
+                if self.stopping.is_set() or stop.is_set():
                     return
                 try:
                     start().wait()
@@ -339,7 +342,7 @@ class Scenario:
         for thread in threads:
             thread.start()
         self.threads.extend(threads)
-        return Load(self, threads)
+        return Load(self, threads, stop)
 
     # --- events ---------------------------------------------------------------------------------
 
@@ -420,8 +423,13 @@ class Scenario:
 
 
 class Load:
-    def __init__(self, s, threads):
-        self.s, self.threads = s, threads
+    def __init__(self, s, threads, stop):
+        self.s, self.threads, self.stopped = s, threads, stop
+
+    def stop(self, timeout=120):
+        """Starts no more contenders, and waits for those started."""
+        self.stopped.set()
+        self.join(timeout)
 
     def join(self, timeout=120):
         give_up = time.monotonic() + timeout

@@ -1,0 +1,246 @@
+"""Failovers under Redis Sentinel: a master, two replicas and three sentinels on loopback, and
+contenders that reach them through a redis-sentinel:// URL while the master is failed over, killed
+or stopped, or a sentinel is down.
+
+Which overlaps are allowed follows the rules of the other scenarios where Redis forgets a lock
+(redis-restart, flushall): with --replicas 1 the lock is on a replica before a command starts and
+after every renewal, so a failover must lose nothing: no overlap, no 76. Without it, asynchronous
+replication may drop a grant or a renewal at the failover: the lock is then genuinely lost, and a
+holder may exit 76 and its section overlap the next, which the fence must order. On top of the
+checker's rules, such an overlap must be one the holder was told about: it exits 76. A holder that
+ran on, silently, next to another (a lock split between two masters) fails the run, and so does
+a fence handed out twice.
+"""
+import checker
+from harness import ScenarioFailed, scenario
+from sentinel_group import Group
+
+
+# --- what the checker does not see ----------------------------------------------------------------
+
+def losses_reported(s):
+    """Every contender has exited, and every overlap of two sections is one whose earlier holder
+    reported the loss (76): a holder that ran on next to another without being told is a lock
+    split between two masters, whatever the fence did at the resource."""
+    for contender in list(s.contenders):
+        s.wait_exit(contender, timeout=60)
+    status = {c.id: c.status for c in s.contenders}
+    sections = checker.sections_of(s.read_events())
+    forever = max((x.end or x.begin for x in sections), default=0) + 1
+    silent = []
+    for i, earlier in enumerate(sections):
+        for later in sections[i + 1:]:
+            if later.begin >= (earlier.end or forever):
+                break
+            if status.get(earlier.holder) != checker.LOST:
+                silent.append(f"{earlier.holder} (fence {earlier.fence}, exit "
+                              f"{status.get(earlier.holder)}) and {later.holder} "
+                              f"(fence {later.fence})")
+    if silent:
+        raise ScenarioFailed("overlap with a holder that was never told it lost the lock: "
+                             + "; ".join(silent))
+
+
+def replicas_mode(s, first=True):
+    """Whether this run holds its locks with --replicas 1: FIRST for even runs, not FIRST for odd
+    ones."""
+    return (s.run_index % 2 == 0) == first
+
+
+def runs_of(replicas, options=("-v",)):
+    """The options of a run and the statuses it may exit with, and whether its section may
+    overlap another: with --replicas 1, nothing; without, the lock may be lost (76), and its
+    section overlap the next, which the fence must order."""
+    if replicas:
+        return [*options, "--replicas", "1"], (0,), False
+    return list(options), (0, 76), True
+
+
+def holds_on(s, g, holder, replicas):
+    """After a failover: the holder's renewals went to the new master, where the lock's owner
+    record names its redlockrun and runs on past the TTL, or, without --replicas, the holder lost
+    the lock and is exiting 76."""
+    owner = g.master.call("HGET", "{" + s.key + "}:redlockrun:owner", "pid")
+    if not holder.finished() and owner is not None and int(owner) == holder.client_pid() and \
+            g.master.call("EXISTS", s.key):
+        return
+    if not replicas and (holder.finished() or holder.wait(10) is not None):
+        return  # its exit status is the checker's to judge
+    raise ScenarioFailed(f"the holder does not hold the lock on the new master {g.master.address} "
+                         f"(its owner record names pid {owner!r}): {holder.log()[-2000:]}")
+
+
+def contention(s, g, tag, replicas, ttl="2s", options=(), waiters=2, load=(2, 3),
+               load_expect=()):
+    """A holder whose section runs until the event TAG, WAITERS blocked behind it, and LOAD
+    (workers, sections each) of short runs queueing too, which may also exit with LOAD_EXPECT;
+    returns the holder and the load. With REPLICAS (--replicas 1) none may lose its lock;
+    without, any may (76), and may overlap."""
+    options, expect, may_overlap = runs_of(replicas, ("-v", *options))
+
+    def run(more_expected=(), **extra):
+        return s.redlockrun(url=g.url, ttl=ttl, options=options, expect=expect + more_expected,
+                            may_overlap=may_overlap, **extra)
+    holder = run(name="holder", until=tag)
+    s.wait_for("the holder's section", lambda: s.began(holder))
+    for _ in range(waiters):
+        run(name="waiter", steps=3)
+    s.wait_for("the waiters to block", lambda: g.master.blocked_clients() >= waiters)
+    workers, sections = load
+    return holder, s.load(lambda: run(load_expect, name="load"), workers=workers,
+                          sections=sections)
+
+
+@scenario("sentinel-failover", runs=(1, 4), timeout=150, promise="""
+    SENTINEL FAILOVER, while a holder runs, two waiters wait and more runs queue, all through a
+    redis-sentinel:// URL (1 master, 2 replicas, 3 sentinels), through a sentinel other than the
+    one the runs ask first; long runs fail over again and again. The old master keeps taking writes
+    for seconds after the failover, until the sentinels demote it. Even runs hold every lock with
+    --replicas 1. Promise: the holder renews on the new master and runs on past its TTL; the
+    waiters and the queue acquire there; no overlap, no lost lock, every run exits 0. Odd runs,
+    without --replicas: a grant or renewal that replication dropped is a lost lock, 76; an overlap
+    is allowed only with a holder that exited 76, and the fence orders it.""")
+def sentinel_failover(s):
+    g = Group(s)
+    replicas = replicas_mode(s)
+    for round_number in range(3 if s.long else 1):
+        if round_number:
+            g.settle()
+        tag = f"end-{round_number}"
+        holder, load = contention(s, g, tag, replicas)
+        old = g.failover(via=1 + (s.run_index + round_number) % 2)
+        g.wait_for_new_master(old)
+        s.sleep(1.5)  # renewals on the new master, the queue moving there
+        holds_on(s, g, holder, replicas)
+        s.fire(tag)
+        s.wait_exit(holder, timeout=30)
+        load.join(timeout=60)
+    losses_reported(s)
+
+
+@scenario("sentinel-failover-grants", runs=(1, 4), timeout=150, promise="""
+    SENTINEL FAILOVER while short runs follow one another (three at a time), so that locks are
+    granted and released all through the failover, through a sentinel other than the one the runs
+    ask first; long runs fail over again. Even runs hold every lock with --replicas 1. Promise: a
+    grant is made on the master the sentinels name, and with --replicas 1 it reaches the replica
+    that will be promoted: no overlap, no lost lock, and the fence only grows, every run exits 0.
+    Odd runs, without --replicas: 76 allowed, an overlap only with a holder that exited 76, and
+    the fence must still grow (a fence handed out twice fails the run).""")
+def sentinel_failover_grants(s):
+    g = Group(s)
+    options, expect, may_overlap = runs_of(replicas_mode(s))
+    for round_number in range(2 if s.long else 1):
+        if round_number:
+            g.settle()
+        begun = s.sections_begun()
+        stream = s.load(lambda: s.redlockrun(url=g.url, ttl="2s", options=options, expect=expect,
+                                             may_overlap=may_overlap, name="run", steps=3),
+                        workers=3, sections=1000)
+        s.wait_for("runs under way", lambda: s.sections_begun() >= begun + 5)
+        old = g.failover(via=1 + (s.run_index + round_number) % 2)
+        g.wait_for_new_master(old)
+        s.sleep(1.5)  # grants on the new master
+        stream.stop()
+    losses_reported(s)
+
+
+@scenario("sentinel-master-killed", runs=(1, 4), timeout=150, promise="""
+    The master is killed with SIGKILL while a holder runs and waiters wait, once the replicas have
+    everything it wrote; the sentinels promote a replica (down-after 1.5 s); the killed node then
+    restarts empty as a replica, and long runs do it again. Even runs hold every lock with
+    --replicas 1 (TTL 8 s, longer than the failover takes). Promise: the holder's renewals reach
+    the new master once the sentinels name it and it runs on; the waiters acquire there; no
+    overlap, every run exits 0. Odd runs, without --replicas: as for sentinel-failover, 76 is
+    allowed, and an overlap only with a holder that exited 76, ordered by the fence.""")
+def sentinel_master_killed(s):
+    g = Group(s)
+    replicas = replicas_mode(s)
+    for round_number in range(3 if s.long else 1):
+        if round_number:
+            g.settle()
+        tag = f"end-{round_number}"
+        holder, load = contention(s, g, tag, replicas, ttl="8s", load=(2, 2))
+        g.settle()  # the lock and the queue are on both replicas
+        old = g.master
+        old.process.kill()
+        g.wait_for_new_master(old)
+        g.restart_as_replica(old)
+        s.sleep(1)
+        holds_on(s, g, holder, replicas)
+        s.fire(tag)
+        s.wait_exit(holder, timeout=30)
+        load.join(timeout=60)
+    losses_reported(s)
+
+
+@scenario("sentinel-master-paused", runs=(1, 4), timeout=150, promise="""
+    The master is stopped with SIGSTOP while a holder runs and waiters wait, until the sentinels
+    have all named a promoted replica; then it is continued, and comes back as a writable master
+    holding the old lock until the sentinels demote it (seconds later): the dangerous case, a
+    second master that the contenders blocked on it and their unanswered requests reach again.
+    Runs use --connect-timeout 2s and a TTL of 8 s; even runs --replicas 1. Promise: the holder
+    renews on the new master and runs on; waiters acquire there, and a grant from the continued
+    old master is released, never used; no overlap, every run exits 0, except a run that starts
+    while the master is stopped, which may give up after --connect-timeout: 69. Odd runs, without
+    --replicas: 76 allowed, and an overlap only with a holder that exited 76, ordered by the
+    fence.""")
+def sentinel_master_paused(s):
+    g = Group(s)
+    replicas = replicas_mode(s)
+    for round_number in range(2 if s.long else 1):
+        if round_number:
+            g.settle()
+        tag = f"end-{round_number}"
+        holder, load = contention(s, g, tag, replicas, ttl="8s", load=(2, 2),
+                                  options=["--connect-timeout", "2s"], load_expect=(69,))
+        g.settle()
+        old = g.master
+        old.pause()
+        try:
+            g.wait_for_new_master(old)
+        finally:
+            old.resume()
+        s.sleep(1.5)  # the continued old master is still a master: blocked requests run there
+        holds_on(s, g, holder, replicas)
+        s.fire(tag)
+        s.wait_exit(holder, timeout=30)
+        load.join(timeout=60)
+    losses_reported(s)
+
+
+@scenario("sentinel-sentinel-down", runs=(1, 4), timeout=150, promise="""
+    The sentinel that every run asks first is killed with SIGKILL while a holder runs and waiters
+    wait; the master is failed over through another; once the old master, still a master until
+    the sentinels demote it, has let its copy of the lock expire, the killed sentinel restarts
+    from its configuration file, which names the old master until the others tell it otherwise,
+    and new runs start at once. Even runs without --replicas, odd runs with --replicas 1. Promise:
+    runs ask the next sentinel while one is down; the holder renews on the new master and runs
+    on; a run never takes a lock on the old master beside the holder: no overlap, every run exits
+    0 (without --replicas, 76 is allowed, and an overlap only with a holder that exited 76,
+    ordered by the fence); with --replicas 1 a new run that the restarted sentinel sends to the
+    old master, which no replica follows any more, has its grant undone and exits 69.""")
+def sentinel_sentinel_down(s):
+    g = Group(s)
+    replicas = replicas_mode(s, first=False)
+    options, expect, may_overlap = runs_of(replicas)
+    for round_number in range(2 if s.long else 1):
+        if round_number:
+            g.settle()
+        tag = f"end-{round_number}"
+        holder, load = contention(s, g, tag, replicas)
+        g.kill_sentinel(0)
+        old = g.failover(via=1)
+        g.wait_for_new_master(old, sentinels=[1, 2])
+        s.wait_for("the lock to expire on the old master", lambda: not old.call("EXISTS", s.key))
+        g.start_sentinel(0)
+        late = s.load(lambda: s.redlockrun(url=g.url, ttl="2s", options=options, name="late",
+                                           expect=expect + ((69,) if replicas else ()),
+                                           may_overlap=may_overlap),
+                      workers=2, sections=2)
+        s.sleep(2.5)
+        holds_on(s, g, holder, replicas)
+        s.fire(tag)
+        s.wait_exit(holder, timeout=30)
+        load.join(timeout=60)
+        late.join(timeout=60)
+    losses_reported(s)
