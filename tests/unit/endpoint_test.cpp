@@ -187,13 +187,16 @@ TEST_CASE("URL: bad Sentinel URLs are refused, saying which sentinel is at fault
     CHECK(unnamed.error().find("#MASTER") != std::string::npos);
     // The password is found to be blotted out from the command line, as in a redis:// URL, also
     // when the master's name has an '@' or a '#', and in a refused URL whose password has a '#'.
-    for (auto [url, password] : {std::pair{"redis-sentinel://u:hunter2@a,b#m", "hunter2"},
-                                 std::pair{"rediss-sentinel://:hunter2@a#m@x#y@z", "hunter2"},
-                                 std::pair{"redis-sentinel://:hun#ter2@a#m", "hun#ter2"}}) {
+    const std::pair<std::string_view, std::string_view> written[] = {
+        {"redis-sentinel://u:hunter2@a,b#m", "hunter2"},
+        {"rediss-sentinel://:hunter2@a#m@x#y@z", "hunter2"},
+        {"redis-sentinel://:hun#ter2@a#m", "hun#ter2"}};
+    for (const auto& case_ : written) {
+        const std::string_view url = case_.first;
         CAPTURE(url);
         auto span = password_span(url);
         REQUIRE(span);
-        CHECK(std::string_view(url).substr(span->start, span->length) == password);
+        CHECK(url.substr(span->start, span->length) == case_.second);
     }
     CHECK_FALSE(password_span("redis-sentinel://a#m@x"));
     auto odd_name = parse_url("redis-sentinel://:pw@a#m@x#y");
