@@ -107,10 +107,10 @@ test_no_renew_makes_the_ttl_a_hard_bound() {
 }
 
 # From a MONITOR log: the largest expiry the first grant's holder wrote, i.e. the last SET of the lock
-# key before the second grant (a grant INCRs the fence counter; a renewal does not).
+# key before the second grant (a grant SETs the fence counter; a renewal does not).
 first_holder_expiry() {
     awk '
-        / lua\] "INCR" "\{job\}:redlockrun:fence"/ { grants++ }
+        / lua\] "SET" "\{job\}:redlockrun:fence"/ { grants++ }
         / lua\] "SET" "job" / && grants == 1 { gsub(/"/, "", $NF); value = $NF }
         END { print value }
     ' "$1"
