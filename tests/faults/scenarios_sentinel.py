@@ -91,6 +91,26 @@ def contention(s, g, tag, replicas, ttl="2s", options=(), waiters=2, load=(2, 3)
                           sections=sections)
 
 
+def rounds(s, g, count, replicas, fault, settle_after=1.5, **contention_options):
+    """COUNT rounds in the long run, one in the short: a holder, waiters and queued runs
+    (contention(), with CONTENTION_OPTIONS), then FAULT(ROUND_NUMBER), which may return more loads
+    to wait for; SETTLE_AFTER seconds for renewals and the queue to reach the new master; the
+    holder checked there (holds_on()) and let go. Then every loss must have been reported."""
+    for round_number in range(count if s.long else 1):
+        if round_number:
+            g.settle()
+        tag = f"end-{round_number}"
+        holder, load = contention(s, g, tag, replicas, **contention_options)
+        more = fault(round_number) or ()
+        s.sleep(settle_after)
+        holds_on(s, g, holder, replicas)
+        s.fire(tag)
+        s.wait_exit(holder, timeout=30)
+        for started in (load, *more):
+            started.join(timeout=60)
+    losses_reported(s)
+
+
 @scenario("sentinel-failover", runs=(1, 4), timeout=150, promise="""
     SENTINEL FAILOVER, while a holder runs, two waiters wait and more runs queue, all through a
     redis-sentinel:// URL (1 master, 2 replicas, 3 sentinels), through a sentinel other than the
@@ -102,20 +122,10 @@ def contention(s, g, tag, replicas, ttl="2s", options=(), waiters=2, load=(2, 3)
     is allowed only with a holder that exited 76, and the fence orders it.""")
 def sentinel_failover(s):
     g = Group(s)
-    replicas = replicas_mode(s)
-    for round_number in range(3 if s.long else 1):
-        if round_number:
-            g.settle()
-        tag = f"end-{round_number}"
-        holder, load = contention(s, g, tag, replicas)
-        old = g.failover(via=1 + (s.run_index + round_number) % 2)
-        g.wait_for_new_master(old)
-        s.sleep(1.5)  # renewals on the new master, the queue moving there
-        holds_on(s, g, holder, replicas)
-        s.fire(tag)
-        s.wait_exit(holder, timeout=30)
-        load.join(timeout=60)
-    losses_reported(s)
+
+    def fail_over(round_number):
+        g.wait_for_new_master(g.failover(via=1 + (s.run_index + round_number) % 2))
+    rounds(s, g, 3, replicas_mode(s), fail_over)  # then renewals, the queue moving there
 
 
 @scenario("sentinel-failover-grants", runs=(1, 4), timeout=150, promise="""
@@ -154,23 +164,14 @@ def sentinel_failover_grants(s):
     allowed, and an overlap only with a holder that exited 76, ordered by the fence.""")
 def sentinel_master_killed(s):
     g = Group(s)
-    replicas = replicas_mode(s)
-    for round_number in range(3 if s.long else 1):
-        if round_number:
-            g.settle()
-        tag = f"end-{round_number}"
-        holder, load = contention(s, g, tag, replicas, ttl="8s", load=(2, 2))
+
+    def kill_master(_):
         g.settle()  # the lock and the queue are on both replicas
         old = g.master
         old.process.kill()
         g.wait_for_new_master(old)
         g.restart_as_replica(old)
-        s.sleep(1)
-        holds_on(s, g, holder, replicas)
-        s.fire(tag)
-        s.wait_exit(holder, timeout=30)
-        load.join(timeout=60)
-    losses_reported(s)
+    rounds(s, g, 3, replicas_mode(s), kill_master, settle_after=1, ttl="8s", load=(2, 2))
 
 
 @scenario("sentinel-master-paused", runs=(1, 4), timeout=150, promise="""
@@ -186,13 +187,8 @@ def sentinel_master_killed(s):
     fence.""")
 def sentinel_master_paused(s):
     g = Group(s)
-    replicas = replicas_mode(s)
-    for round_number in range(2 if s.long else 1):
-        if round_number:
-            g.settle()
-        tag = f"end-{round_number}"
-        holder, load = contention(s, g, tag, replicas, ttl="8s", load=(2, 2),
-                                  options=["--connect-timeout", "2s"], load_expect=(69,))
+
+    def pause_master(_):
         g.settle()
         old = g.master
         old.pause()
@@ -200,12 +196,9 @@ def sentinel_master_paused(s):
             g.wait_for_new_master(old)
         finally:
             old.resume()
-        s.sleep(1.5)  # the continued old master is still a master: blocked requests run there
-        holds_on(s, g, holder, replicas)
-        s.fire(tag)
-        s.wait_exit(holder, timeout=30)
-        load.join(timeout=60)
-    losses_reported(s)
+    # Then the continued old master is still a master: blocked requests run there.
+    rounds(s, g, 2, replicas_mode(s), pause_master, ttl="8s", load=(2, 2),
+           options=["--connect-timeout", "2s"], load_expect=(69,))
 
 
 @scenario("sentinel-sentinel-down", runs=(1, 4), timeout=150, promise="""
@@ -222,26 +215,15 @@ def sentinel_master_paused(s):
     replica follows any more, and whose grant is therefore undone.""")
 def sentinel_sentinel_down(s):
     g = Group(s)
-    replicas = True
-    options, expect, may_overlap = runs_of(replicas)
-    for round_number in range(2 if s.long else 1):
-        if round_number:
-            g.settle()
-        tag = f"end-{round_number}"
-        holder, load = contention(s, g, tag, replicas)
+    options, expect, may_overlap = runs_of(True)
+
+    def restart_stale_sentinel(_):
         g.kill_sentinel(0)
         old = g.failover(via=1)
         g.wait_for_new_master(old, sentinels=[1, 2])
         s.wait_for("the lock to expire on the old master", lambda: not old.call("EXISTS", s.key))
         g.start_sentinel(0)
-        late = s.load(lambda: s.redlockrun(url=g.url, ttl="2s", options=options, name="late",
-                                           expect=expect + ((69,) if replicas else ()),
-                                           may_overlap=may_overlap),
-                      workers=2, sections=2)
-        s.sleep(2.5)
-        holds_on(s, g, holder, replicas)
-        s.fire(tag)
-        s.wait_exit(holder, timeout=30)
-        load.join(timeout=60)
-        late.join(timeout=60)
-    losses_reported(s)
+        return [s.load(lambda: s.redlockrun(url=g.url, ttl="2s", options=options, name="late",
+                                            expect=expect + (69,), may_overlap=may_overlap),
+                       workers=2, sections=2)]
+    rounds(s, g, 2, True, restart_stale_sentinel, settle_after=2.5)
