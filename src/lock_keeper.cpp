@@ -41,6 +41,9 @@ void LockKeeper::renew(run::Supervisor& supervisor) {
     const auto& key = lock_.keys().lock;
     const SteadyTime sent = steady_now();
     auto answer = lock_.renew(valid_until_);
+    if (auto news = lock_.take_master_news(); !news.empty()) {
+        log_.info("before renewing {}: {}", key, news);
+    }
     if (!answer) {
         const bool first_failure = !failing_since_;
         if (first_failure) {

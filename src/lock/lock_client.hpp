@@ -84,6 +84,9 @@ public:
     const LockKeys& keys() const { return keys_; }
     const LockParams& params() const { return params_; }
     const redis::Endpoint& endpoint() const { return connection_.endpoint(); }
+    // Sentinel: what the sentinel asked before the last renewal or wait found, if it named another
+    // master or did not answer; empty otherwise. For -v.
+    std::string take_master_news() { return connection_.take_master_news(); }
 
 private:
     template <typename Answer>

@@ -166,6 +166,9 @@ WaitOutcome Waiter::run() {
         Millis block = std::min({busy.remaining, busy.recheck, cap}) + Millis{jitter_ms(random_)};
         block = std::min(block, deadline_ - steady_now());
         attempt = lock_.wait_then_acquire(std::max(block, Millis{1}));
+        if (auto news = lock_.take_master_news(); !news.empty()) {
+            log_.info("waiting for {}: {}", key(), news);
+        }
     }
 }
 

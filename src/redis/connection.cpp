@@ -216,11 +216,18 @@ bool Connection::master_moved(const CallOptions& options) {
     }
     auto master = ask_sentinels(asking, 1);
     if (!master) {
-        return false; // the sentinels are out of reach: the master may well be fine
-    }
-    if (*master == HostPort{settings_.endpoint.host, settings_.endpoint.port}) {
+        // The sentinels are out of reach: the master may well be fine.
+        master_news_ = fmt::format("could not confirm that {} is still the master: {}",
+                                   settings_.endpoint.display(), master.error().message);
         return false;
     }
+    const HostPort connected{settings_.endpoint.host, settings_.endpoint.port};
+    if (*master == connected) {
+        return false;
+    }
+    master_news_ = fmt::format("{} names {} as master {} now, no longer {}", named_by_,
+                               master->display(), settings_.endpoint.master_name,
+                               connected.display());
     next_master_ = std::move(*master);
     return true;
 }

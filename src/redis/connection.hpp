@@ -35,6 +35,7 @@
 
 #include <memory>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -112,6 +113,9 @@ public:
     // the request it comes before must not miss its deadline for it. False when that sentinel
     // does not answer (the next question goes to the next sentinel), or without Sentinel.
     bool master_moved(const CallOptions& options);
+    // Sentinel: what the last master_moved() found, if it was not "still the same master" (the
+    // sentinel's other answer, or why none answered); empty afterwards, and without news.
+    std::string take_master_news() { return std::exchange(master_news_, {}); }
 
     static constexpr int max_redirects = 5;
 
@@ -151,6 +155,7 @@ private:
     size_t sentinel_index_ = 0;
     std::optional<HostPort> next_master_;
     std::string named_by_; // the sentinel that named the master last, for messages
+    std::string master_news_;
     bool checking_role_ = false;
 };
 

@@ -100,7 +100,7 @@ test_a_holder_keeps_its_lock_across_a_failover() {
     local old_master old_node
     old_master=$(master_port)
     old_node=$(master_node)
-    start_bg holder -v --replicas 1 -t 3s -u "$URL" -k job -- bash "$SECTION" "$WORK/sections" holder 9 7
+    start_bg holder -v --replicas 1 -t 3s -u "$URL" -k job -- bash "$SECTION" "$WORK/sections" holder "$WORK/done" 7
     wait_for "the holder" lock_held job || return
     keep_master_from_demotion "$old_node"
     force_failover || { reconnect_master "$old_node"; return; }
@@ -117,11 +117,15 @@ test_a_holder_keeps_its_lock_across_a_failover() {
     run_rlr -u "$URL" -k job --status
     expect_status 75 "--status on the new master"
     expect_contains "$out" "pid $holder" "--status names the holder"
+    touch "$WORK/done"
     exit_of "$holder"
     expect_eq "$?" 7 "the holder's status (its command's own)"
     local holder_err
     holder_err=$(cat "$WORK/holder.err")
     expect_not_contains "$holder_err" "lost the lock" "the holder's stderr"
+    # The old master never refused it anything: a sentinel's answer moved it (-v says which).
+    expect_contains "$holder_err" "as master $MASTER_NAME now, no longer 127.0.0.1:$old_master" \
+        "the holder's stderr"
     expect_eq "$(rcli exists job)" 0 "released on the new master"
     sections_never_overlap "$WORK/sections" 1
     expect_eq "$(master_port)" "$new_master" "the new master is still the master"

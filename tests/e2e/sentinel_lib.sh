@@ -247,14 +247,20 @@ nodes_with_key() {
 
 # A command to run under a lock that records, in the file LOG, a line "start MICROSECONDS ID" when
 # it starts and "end MICROSECONDS ID" when it ends, also when SIGTERM stops it (the times come from
-# bash itself, so that a signal is recorded when it arrives, not after a fork):
-#   bash "$SECTION" LOG ID SECONDS [STATUS]
+# bash itself, so that a signal is recorded when it arrives, not after a fork). It lasts SECONDS, or,
+# given a path instead, until that file exists (at most 120 s): a test that checks something while
+# the command runs, after steps of unknown length such as a failover, creates the file afterwards.
+#   bash "$SECTION" LOG ID SECONDS|/FILE [STATUS]
 SECTION="$WORK/section.sh"
 cat >"$SECTION" <<'EOF_SECTION'
 log=$1 id=$2
-trap 'echo "end ${EPOCHREALTIME/./} $id" >>"$log"; exit 143' TERM
+trap 'kill $! 2>/dev/null; echo "end ${EPOCHREALTIME/./} $id" >>"$log"; exit 143' TERM
 echo "start ${EPOCHREALTIME/./} $id" >>"$log"
-sleep "$3" &
+if [[ $3 == /* ]]; then
+    (for ((i = 0; i < 1200; i++)); do [ -e "$3" ] && exit; sleep 0.1; done) &
+else
+    sleep "$3" &
+fi
 wait $!
 echo "end ${EPOCHREALTIME/./} $id" >>"$log"
 exit "${4:-0}"

@@ -246,12 +246,14 @@ test_tls_lock_run_release_and_a_failover() {
     # A failover while a holder renews every second.
     local old_master
     old_master=$(master_port)
-    start_bg holder -v --replicas 1 -t 3s -u "$url" "${ca[@]}" -k job -- sh -c 'sleep 7; exit 9'
+    # The holder's command lasts until the checks below are done, however long the failover takes.
+    start_bg holder -v --replicas 1 -t 3s -u "$url" "${ca[@]}" -k job -- bash "$SECTION" "$WORK/sections" holder "$WORK/done" 9
     wait_for "the holder" lock_held job || return
     force_failover || return
     sleep 4
     run_rlr -u "$url" "${ca[@]}" -n -k job -- true
     expect_status 75 "the lock is held on the new master"
+    touch "$WORK/done"
     exit_of "$holder"
     expect_eq "$?" 9 "the holder's status (its command's own)"
     expect_not_contains "$(cat "$WORK/holder.err")" "lost the lock" "the holder's stderr"
