@@ -214,14 +214,14 @@ bool Connection::master_moved(const CallOptions& options) {
         const auto half = std::chrono::duration_cast<Millis>(*options.not_after - now) / 2;
         asking.not_after = now + std::max(half, Millis{0});
     }
+    const HostPort connected{settings_.endpoint.host, settings_.endpoint.port};
     auto master = ask_sentinels(asking, 1);
     if (!master) {
         // The sentinels are out of reach: the master may well be fine.
-        master_news_ = fmt::format("could not confirm that {} is still the master: {}",
-                                   settings_.endpoint.display(), master.error().message);
+        master_news_ = fmt::format("could not confirm that {} is still the master ({})",
+                                   connected.display(), master.error().message);
         return false;
     }
-    const HostPort connected{settings_.endpoint.host, settings_.endpoint.port};
     if (*master == connected) {
         return false;
     }
