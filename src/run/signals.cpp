@@ -38,7 +38,17 @@ SignalPipe::SignalPipe() {
     read_end_.reset(fds[0]);
     write_end_.reset(fds[1]);
     pipe_write_fd = fds[1];
-    ::sigprocmask(SIG_SETMASK, nullptr, &startup_mask_);
+
+    sigset_t changed;
+    sigemptyset(&changed);
+    for (int signal_number : changed_signals) {
+        sigaddset(&changed, signal_number);
+    }
+    // Held back while their dispositions change, so that one call each both installs a handler and
+    // reads the disposition it replaces: a signal redlockrun was started with ignored (as under
+    // nohup) is ignored again before it can be delivered, and setting it back to SIG_IGN discards
+    // it if it arrived meanwhile.
+    ::sigprocmask(SIG_BLOCK, &changed, &startup_mask_);
 
     struct sigaction handler {};
     handler.sa_handler = on_signal;
@@ -51,20 +61,17 @@ SignalPipe::SignalPipe() {
 
     for (size_t i = 0; i < changed_signals.size(); ++i) {
         const int signal_number = changed_signals[i];
-        ::sigaction(signal_number, nullptr, &saved_[i]);
         if (signal_number == SIGPIPE) {
-            ::sigaction(signal_number, &ignore, nullptr);
-        } else if (signal_number == SIGCHLD || saved_[i].sa_handler != SIG_IGN) {
-            ::sigaction(signal_number, &handler, nullptr);
+            ::sigaction(signal_number, &ignore, &saved_[i]);
+            continue;
+        }
+        ::sigaction(signal_number, &handler, &saved_[i]);
+        if (signal_number != SIGCHLD && saved_[i].sa_handler == SIG_IGN) {
+            ::sigaction(signal_number, &saved_[i], nullptr);
         }
     }
     // Signals redlockrun must see were perhaps blocked by whoever started it.
-    sigset_t wanted;
-    sigemptyset(&wanted);
-    for (int signal_number : changed_signals) {
-        sigaddset(&wanted, signal_number);
-    }
-    ::sigprocmask(SIG_UNBLOCK, &wanted, nullptr);
+    ::sigprocmask(SIG_UNBLOCK, &changed, nullptr);
 }
 
 SignalPipe::~SignalPipe() {
