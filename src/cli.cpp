@@ -219,12 +219,20 @@ struct Binding {
     const char* implied_value = nullptr;
 };
 
+// CLI11's App without the --help flag its public constructor declares, which redlockrun would
+// only take away again: declaring an option is most of what a parse costs (ARCHITECTURE.md). The
+// constructor that CLI11 keeps for subcommands declares nothing.
+class Parser : public CLI::App {
+public:
+    explicit Parser(std::string description) : CLI::App(std::move(description), "", nullptr) {}
+};
+
 // Every option, declared once; declared to CLI11 only if a parse can meet one of its names.
 class Declarations {
 public:
     explicit Declarations(NamesInUse names);
 
-    CLI::App app{"redlockrun"};
+    Parser app{"redlockrun"};
     std::vector<Binding> bindings;
     const CLI::Option* url = nullptr; // null if not declared
 
@@ -249,7 +257,7 @@ private:
 };
 
 Declarations::Declarations(NamesInUse names) : names_in_use_(std::move(names)) {
-    app.set_help_flag(); // CLI11's own would act only after everything was parsed
+    // No CLI11 --help flag (Parser): CLI11's would act only after everything was parsed.
     // As in flock(1): the first word that is not an option starts the command, and options that
     // are not known stay in what is left over, in front of it.
     app.prefix_command();
