@@ -225,9 +225,9 @@ bool Connection::master_moved(const CallOptions& options) {
     if (*master == connected) {
         return false;
     }
-    master_news_ = fmt::format("{} names {} as master {} now, no longer {}", named_by_,
-                               master->display(), settings_.endpoint.master_name,
-                               connected.display());
+    master_news_ =
+        fmt::format("{} names {} as master {} now, no longer {}", named_by_, master->display(),
+                    settings_.endpoint.master_name, connected.display());
     next_master_ = std::move(*master);
     return true;
 }
