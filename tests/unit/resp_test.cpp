@@ -13,6 +13,20 @@ TEST_CASE("resp: commands are encoded as multi-bulk, binary-safe") {
     CHECK(out.substr(29) == "*1\r\n$4\r\nPING\r\n");
 }
 
+TEST_CASE("resp: lengths of many digits, and more than nine arguments, are written whole") {
+    Command command(11, "x");
+    command[0] = std::string(12345, 'a');
+    command[10] = "";
+    std::string out;
+    encode_command(command, out);
+    std::string expected = "*11\r\n$12345\r\n" + std::string(12345, 'a') + "\r\n";
+    for (int i = 1; i < 10; ++i) {
+        expected += "$1\r\nx\r\n";
+    }
+    expected += "$0\r\n\r\n";
+    CHECK(out == expected);
+}
+
 TEST_CASE("resp: replies are decoded as they complete") {
     ReplyDecoder decoder;
     decoder.feed("+OK\r\n:42\r\n$5\r\nhel");
