@@ -28,7 +28,8 @@ test_a_lock_through_the_sentinels_runs_the_command_and_is_released() {
     expect_eq "$(rcli wait 2 5000)" 2 "replicas that acknowledged the grants"
     local n
     for n in "${DATA_NODES[@]}"; do
-        expect_eq "$(dcli "$n" get '{job}:redlockrun:fence')" "$(fence_of job)" "the fence on node $n"
+        expect_eq "$(dcli "$n" get '{job}:redlockrun:fence' 2>&1)" "$(fence_of job)" \
+            "the fence on node $n (its role: $(dcli "$n" role 2>&1 | tr '\n' ' '))"
     done
 }
 

@@ -129,8 +129,10 @@ wait_until() {
 field() { paste - - | awk -F'\t' -v name="$1" '$1 == name { print $2 }'; }
 
 # Every sentinel names the same master, sees no trouble and no failover, knows both replicas and
-# the other two sentinels; the master answers to its role and both replicas have acknowledged
-# everything it wrote.
+# the other two sentinels, and has seen each replica report itself a replica of that master, linked
+# (a sentinel that last saw an old master still a master demotes it, and that ends every client's
+# connection to it, a test's redis-cli included: it must have done so before a test begins); the
+# master answers to its role and both replicas have acknowledged everything it wrote.
 topology_settled() {
     local port n master
     port=$(master_port 1) || return 1
@@ -140,8 +142,10 @@ topology_settled() {
         state=$(scli "$n" sentinel master "$MASTER_NAME") || return 1
         [ "$(field flags <<<"$state")" = master ] || return 1
         [ "$(field num-other-sentinels <<<"$state")" = 2 ] || return 1
-        [ "$(scli "$n" sentinel replicas "$MASTER_NAME" | paste - - | awk -F'\t' '$1 == "flags" && $2 == "slave"' |
-            wc -l)" = 2 ] || return 1
+        [ "$(scli "$n" sentinel replicas "$MASTER_NAME" | paste - - | awk -F'\t' -v port="$port" '
+            ($1 == "flags" && $2 == "slave") || ($1 == "role-reported" && $2 == "slave") ||
+            ($1 == "master-port" && $2 == port) || ($1 == "master-link-status" && $2 == "ok")' |
+            wc -l)" = 8 ] || return 1
     done
     master=$(node_of_port "$port") || return 1
     [ "$(dcli "$master" role | head -1)" = master ] || return 1
