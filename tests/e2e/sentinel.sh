@@ -276,7 +276,7 @@ test_waiters_queued_before_a_failover_acquire_after_it() {
     local waiters=() i var holder_fence
     holder_fence=$(fence_of job)
     for i in 1 2 3; do
-        start_bg "waiter$i" -t 3s -w 45s -u "$URL" -k job -- bash "$SECTION" "$WORK/sections" "waiter$i" 0.3
+        start_bg "waiter$i" -v -t 3s -w 45s -u "$URL" -k job -- bash "$SECTION" "$WORK/sections" "waiter$i" 0.3
         var="waiter$i"
         waiters+=("${!var}")
     done
@@ -289,6 +289,10 @@ test_waiters_queued_before_a_failover_acquire_after_it() {
     for i in 1 2 3; do
         exit_of "${waiters[$((i - 1))]}"
         expect_eq "$?" 0 "waiter $i's status: $(cat "$WORK/waiter$i.err")"
+        # Nothing the old master answered led it away: a sentinel's answer did (-v says which).
+        expect_contains "$(cat "$WORK/waiter$i.err")" "waiting for job: " "waiter $i's stderr"
+        expect_contains "$(cat "$WORK/waiter$i.err")" "as master $MASTER_NAME now, no longer 127.0.0.1:" \
+            "waiter $i's stderr"
     done
     sections_never_overlap "$WORK/sections" 4
     # What the old master still holds, if anything, is the holder's last renewal there.
