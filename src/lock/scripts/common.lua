@@ -277,27 +277,38 @@ local function leave_queue(member, id)
   redis.call('DEL', wake_key .. ':' .. id)
 end
 
--- Wakes the first `count` waiters of the queue: one token each, on their own wake-up lists.
+-- Wakes the first `count` waiters of the queue: one token each, on their own wake-up lists. One
+-- read, as every exclusive release makes it, most often of no queue at all: a waiter whose place
+-- has lapsed is passed over here, and dropped by the next live_queue().
 local function wake_queue(count)
-  for i, member in ipairs(live_queue()) do
-    if i > count then
-      break
+  if not queue_key or count < 1 then
+    return
+  end
+  local entries = redis.call('ZRANGE', queue_key, 0, -1, 'WITHSCORES')
+  local members = {}
+  for i = 1, #entries, 2 do
+    if tonumber(entries[i + 1]) > now_ms then
+      members[#members + 1] = entries[i]
     end
-    local list = wake_key .. ':' .. waiter_of(member)
+  end
+  table.sort(members) -- 'ARRIVAL:ID', as in live_queue()
+  for i = 1, math.min(count, #members) do
+    local list = wake_key .. ':' .. waiter_of(members[i])
     redis.call('DEL', list)
     redis.call('RPUSH', list, '1')
     redis.call('PEXPIRE', list, wake_ttl_ms)
   end
 end
 
--- nil if the lock is ours (the owner record has our token and the key still holds the value we
--- wrote) and unexpired; otherwise the answer {'lost', reason, host, pid} saying why not.
+-- nil and the --min-hold time (0: none) if the lock is ours (the owner record has our token and the
+-- key still holds the value we wrote) and unexpired; otherwise the answer {'lost', reason, host,
+-- pid} saying why not.
 local function not_ours(token)
-  local owner = redis.call('HMGET', owner_key, 'token', 'value', 'host', 'pid')
+  local owner = redis.call('HMGET', owner_key, 'token', 'value', 'host', 'pid', 'hold_until_ms')
   local lock = read_lock()
   if owner[1] == token and lock.state == 'timestamp' and lock.value == owner[2]
       and lock.expiry > now_ms then
-    return nil
+    return nil, tonumber(owner[5]) or 0
   end
   if owner[1] and owner[1] ~= token then
     return {'lost', 'taken', owner[3] or '', owner[4] or ''}

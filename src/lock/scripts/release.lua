@@ -31,11 +31,10 @@ if limit > 1 then
   return {'released'}
 end
 
-local lost = not_ours(token)
+local lost, hold_until = not_ours(token)
 if lost then
   return lost
 end
-local hold_until = tonumber(redis.call('HGET', owner_key, 'hold_until_ms')) or 0
 if command_ran and hold_until > now_ms then
   -- Released early: KEY and the owner record now expire at the --min-hold time, and no one is
   -- woken before then.

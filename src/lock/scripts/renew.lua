@@ -13,11 +13,10 @@ if limit > 1 then
   return {'renewed', value, validity(record.expiry_ms, ttl_ms)}
 end
 
-local lost = not_ours(token)
+local lost, hold_until = not_ours(token)
 if lost then
   return lost
 end
-local hold_until = tonumber(redis.call('HGET', owner_key, 'hold_until_ms')) or 0
 local value, expiry = write_lock_at(lease_end(ttl_ms, hold_until), unit)
 redis.call('HSET', owner_key, 'value', value)
 redis.call('PEXPIREAT', owner_key, expiry)
