@@ -29,7 +29,7 @@ class Settings:
 
     @staticmethod
     def full() -> "Settings":
-        return Settings(smoke=False, uncontended_rounds=150, round_trip_runs=10, delay_ms=20,
+        return Settings(smoke=False, uncontended_rounds=300, round_trip_runs=10, delay_ms=20,
                         handoff={2: 40, 8: 12, 64: 3}, handoff_repeats=3, hold_us=1000,
                         idle_waiters=4, idle_window_s=10, idle_settle_s=1.0,
                         fairness_contenders=8, fairness_seconds=8,

@@ -1,9 +1,15 @@
 """Figure 1: uncontended overhead. The wall time of `tool KEY true`, and of plain `true`; for
 redlockrun, of each build (benchlib/builds.py).
 
-The tools run interleaved, round after round, in a rotating order, so that a slow spell of a shared
-machine falls on all of them alike; the medians and their ratios come from the same rounds.
+The tools run interleaved, round after round, so that a slow spell of a shared machine falls on all of
+them alike; the medians and their ratios come from the same rounds. Each round runs them in a new
+order, shuffled from a fixed seed: what ran just before a start-up changes its time (a program
+started right after the SETNX shell's bash and redis-cli processes, or after redis-py's Python, finds
+less of itself in the CPU's caches), and a fixed or merely rotated order would give every tool the
+same predecessor in every round, the cheapest for one and the most expensive for another.
 """
+import random
+
 from ..floor import LIBRARY_NAME as LIBRARY_FLOOR
 from ..floor import NAME as FLOOR
 from ..stats import median, ratio
@@ -28,9 +34,11 @@ def run(bench) -> dict:
     samples = {name: [] for name in names}
     failures = {name: 0 for name in names}
     warm_up_rounds = 3  # loads the Lua scripts, the page cache, etcd's first lease...
+    shuffler = random.Random(1)  # the same orders in every run of the benchmark
     for round_number in range(warm_up_rounds + bench.settings.uncontended_rounds):
-        offset = round_number % len(names)
-        for name in names[offset:] + names[:offset]:
+        order = list(names)
+        shuffler.shuffle(order)
+        for name in order:
             seconds, status = bench.launcher.timed(commands[name])
             if round_number < warm_up_rounds:
                 continue
