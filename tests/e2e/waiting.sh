@@ -237,6 +237,16 @@ test_a_release_replaces_a_wake_up_key_of_another_type() {
     expect_eq "$(rcli exists job '{job}:redlockrun:owner')" 0 "released"
 }
 
+test_a_release_deletes_a_queue_key_of_another_type() {
+    # The semaphores' queue key, written by someone else: an exclusive release, which looks there
+    # for a semaphore waiter to wake, still releases, and deletes the key, which holds no waiter.
+    rcli set '{job}:redlockrun:queue' not-a-queue >/dev/null
+    run_rlr -k job -- true
+    expect_status 0
+    expect_not_contains "$err" "could not release" "the release"
+    expect_eq "$(rcli exists job '{job}:redlockrun:owner' '{job}:redlockrun:queue')" 0 "released, and the foreign queue key deleted"
+}
+
 test_mutual_exclusion_under_contention() {
     # 8 processes x 25 runs of a read-sleep-write increment: any overlap loses an increment.
     rcli set counter 0 >/dev/null

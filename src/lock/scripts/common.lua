@@ -279,12 +279,21 @@ end
 
 -- Wakes the first `count` waiters of the queue: one token each, on their own wake-up lists. One
 -- read, as every exclusive release makes it, most often of no queue at all: a waiter whose place
--- has lapsed is passed over here, and dropped by the next live_queue().
+-- has lapsed is passed over here, and dropped by the next live_queue(). A queue key of another type
+-- (someone else wrote to redlockrun's key) holds no waiter: it is deleted, as push_wake() replaces
+-- a wake-up key of another type, so that a release does not fail over it after deciding to release.
 local function wake_queue(count)
   if not queue_key or count < 1 then
     return
   end
-  local entries = redis.call('ZRANGE', queue_key, 0, -1, 'WITHSCORES')
+  local entries = redis.pcall('ZRANGE', queue_key, 0, -1, 'WITHSCORES')
+  if entries['err'] then
+    if not string.find(entries['err'], 'WRONGTYPE', 1, true) then
+      redis.call('ZRANGE', queue_key, 0, -1) -- any other error: raised as it would be without pcall
+    end
+    redis.call('DEL', queue_key)
+    return
+  end
   local members = {}
   for i = 1, #entries, 2 do
     if tonumber(entries[i + 1]) > now_ms then
