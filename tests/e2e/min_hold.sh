@@ -98,6 +98,20 @@ test_a_waiter_queued_while_the_command_ran_starts_when_min_hold_ends() {
     exit_of "$holder" || fail "the holder failed"
 }
 
+test_renewals_during_the_command_keep_the_min_hold_time() {
+    # A renewal writes the TTL from now, but never a time before --min-hold's.
+    local before
+    before=$(server_ms)
+    start_bg holder -v --ttl 1s --min-hold 5s -k report -c "while [ ! -e '$WORK/go' ]; do sleep 0.02; done"
+    wait_for "two renewals" renewed_at_least 2
+    expect_ge "$(key_expiry_ms report)" $((before + 5000)) "the key's expiry after renewals"
+    touch "$WORK/go"
+    exit_of "$holder" || fail "the holder failed: $(cat "$WORK/holder.err")"
+    expect_ge "$(key_expiry_ms report)" $((before + 5000)) "the key's expiry after the release"
+}
+
+renewed_at_least() { [ "$(grep -c '^redlockrun: renewed report in ' "$WORK/holder.err")" -ge "$1" ]; }
+
 test_min_hold_shorter_than_the_command_changes_nothing() {
     run_rlr --min-hold 0.2s -k report -- sleep 0.5
     expect_status 0

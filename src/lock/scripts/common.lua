@@ -37,14 +37,25 @@ local function expiry_ms(value)
   return whole
 end
 
+-- redis.call, but a WRONGTYPE error (someone else wrote a key of another type where redlockrun keeps
+-- one of its own) returns nil and true instead of raising; any other error is raised as it would
+-- be without pcall.
+local function call_unless_wrongtype(...)
+  local reply = redis.pcall(...)
+  if type(reply) == 'table' and reply['err'] then
+    if not string.find(reply['err'], 'WRONGTYPE', 1, true) then
+      redis.call(...)
+    end
+    return nil, true
+  end
+  return reply, false
+end
+
 -- Reads the lock key: 'missing', 'foreign' (with the key's type) or 'timestamp' (with value and
 -- expiry). One GET does for the usual cases; only a key of another type costs a TYPE as well.
 local function read_lock()
-  local value = redis.pcall('GET', lock_key)
-  if type(value) == 'table' then
-    if not string.find(value['err'] or '', 'WRONGTYPE', 1, true) then
-      redis.call('GET', lock_key) -- any other error: raised as it would be without pcall
-    end
+  local value, wrong_type = call_unless_wrongtype('GET', lock_key)
+  if wrong_type then
     return {state = 'foreign', kind = redis.call('TYPE', lock_key)['ok']}
   end
   if not value then
@@ -110,11 +121,8 @@ end
 -- another type (someone else wrote to redlockrun's key) is replaced, as a grant replaces it: a
 -- release must not fail over it after deciding to release.
 local function push_wake()
-  local length = redis.pcall('RPUSH', wake_key, '1')
-  if type(length) == 'table' then
-    if not string.find(length['err'] or '', 'WRONGTYPE', 1, true) then
-      redis.call('RPUSH', wake_key, '1') -- any other error: raised as it would be without pcall
-    end
+  local length, wrong_type = call_unless_wrongtype('RPUSH', wake_key, '1')
+  if wrong_type then
     redis.call('DEL', wake_key)
     length = redis.call('RPUSH', wake_key, '1')
   end
@@ -286,11 +294,8 @@ local function wake_queue(count)
   if not queue_key or count < 1 then
     return
   end
-  local entries = redis.pcall('ZRANGE', queue_key, 0, -1, 'WITHSCORES')
-  if entries['err'] then
-    if not string.find(entries['err'], 'WRONGTYPE', 1, true) then
-      redis.call('ZRANGE', queue_key, 0, -1) -- any other error: raised as it would be without pcall
-    end
+  local entries, wrong_type = call_unless_wrongtype('ZRANGE', queue_key, 0, -1, 'WITHSCORES')
+  if wrong_type then
     redis.call('DEL', queue_key)
     return
   end
