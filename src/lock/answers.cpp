@@ -121,6 +121,8 @@ Expected<AcquireAnswer, std::string> decode_acquire(const Reply& reply) {
         return AcquireAnswer{Foreign{fields.text(1)}};
     } else if (verdict == "exhausted" && fields.has(2)) {
         return AcquireAnswer{FencesExhausted{fields.text(1)}};
+    } else if (verdict == "unreadable_fence" && fields.has(2)) {
+        return AcquireAnswer{FenceUnreadable{fields.text(1)}};
     }
     return unexpected(unexpected_reply("acquire", reply));
 }
@@ -233,6 +235,17 @@ std::string describe_exhausted(const std::string& key, const std::string& fence_
                        "larger than the last; nothing was changed (delete the counter only if "
                        "nothing relies on the fences of {} growing)",
                        key, fence_key, exhausted.last_fence, key);
+}
+
+std::string describe_unreadable_fence(const std::string& key, const std::string& fence_key,
+                                      const FenceUnreadable& unreadable) {
+    const std::string held = unreadable.type == "string"
+                                 ? std::string("a value that is not a number")
+                                 : fmt::format("a {}", unreadable.type);
+    return fmt::format("{} is free, but not granted: its fence counter {} holds {}, so no fence "
+                       "can be counted from it; nothing was changed (once it is deleted, fences "
+                       "go on from the server's clock in microseconds)",
+                       key, fence_key, held);
 }
 
 } // namespace redlockrun::lock

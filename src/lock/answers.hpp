@@ -49,6 +49,13 @@ struct FencesExhausted {
     std::string last_fence; // what the counter holds
 };
 
+// The lock is free, but the fence counter holds no number (someone else wrote to redlockrun's key):
+// no fence can be counted from it, so the lock is not granted and nothing is written.
+struct FenceUnreadable {
+    // Redis type of the counter: "string" (a value that is not a number), "hash"...
+    std::string type;
+};
+
 // The semaphore's holders use another --limit: the request is refused, and nothing is written.
 struct LimitMismatch {
     std::string held_limit;
@@ -77,7 +84,8 @@ struct Released {
     std::optional<Millis> kept_for;
 };
 
-using AcquireAnswer = std::variant<Granted, Busy, Foreign, FencesExhausted, LimitMismatch>;
+using AcquireAnswer =
+    std::variant<Granted, Busy, Foreign, FencesExhausted, FenceUnreadable, LimitMismatch>;
 using RenewAnswer = std::variant<Renewed, Lost>;
 using ReleaseAnswer = std::variant<Released, Lost>;
 
@@ -126,5 +134,8 @@ std::string describe_foreign(const std::string& key, const Foreign& foreign);
 // Why a free lock was not granted: the fence counter named `fence_key` is used up.
 std::string describe_exhausted(const std::string& key, const std::string& fence_key,
                                const FencesExhausted& exhausted);
+// Why a free lock was not granted: the fence counter named `fence_key` holds no number.
+std::string describe_unreadable_fence(const std::string& key, const std::string& fence_key,
+                                      const FenceUnreadable& unreadable);
 
 } // namespace redlockrun::lock

@@ -151,6 +151,10 @@ WaitOutcome Waiter::run() {
             throw Fatal(ExitStatus::unavailable,
                         describe_exhausted(key(), lock_.keys().fence, *exhausted));
         }
+        if (auto* unreadable = std::get_if<FenceUnreadable>(&answer)) {
+            throw Fatal(ExitStatus::unavailable,
+                        describe_unreadable_fence(key(), lock_.keys().fence, *unreadable));
+        }
         const Busy& busy = std::get<Busy>(answer);
         if (!time_left()) {
             return GaveUp{busy, waited()};

@@ -175,11 +175,13 @@ def fish_options(text):
 
 
 def commands_in_scripts(directory):
-    """The Redis commands the lock's Lua scripts call."""
+    """The Redis commands the lock's Lua scripts call, directly or through their helper that
+    tolerates a key of another type."""
     commands = set()
     for script in sorted(directory.glob("*.lua")):
         commands |= {name.upper() for name in
-                     re.findall(r"redis\.p?call\(\s*'([A-Za-z]+)'", script.read_text())}
+                     re.findall(r"(?:redis\.p?call|call_unless_wrongtype)\(\s*'([A-Za-z]+)'",
+                                script.read_text())}
     return commands
 
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fencing tokens: strictly increasing per key, up to the largest the scripts count exactly (2^53-1);
-# beyond that the lock is refused (69) and nothing is written.
+# beyond that, or with a counter that holds no number, the lock is refused (69) and nothing is
+# written.
 . "$(dirname "$0")/lib.sh"
 
 FENCE='{job}:redlockrun:fence'
@@ -33,6 +34,42 @@ test_a_counter_at_or_beyond_2_pow_53_minus_1_refuses_the_lock() {
         [ -e "$WORK/ran" ] && fail "the command ran with the counter at $value"
         expect_eq "$(database_snapshot)" "$before" "the database with the counter at $value"
     done
+}
+
+test_a_counter_that_holds_no_number_refuses_the_lock() {
+    local kind limit before
+    # A string that is not a number, NaN (which Lua's tonumber reads), and keys of other types, for
+    # an exclusive lock and for a semaphore, whose grant counts its fence in another place.
+    for kind in text nan hash list; do
+        for limit in 1 2; do
+            rcli flushall >/dev/null
+            case $kind in
+            text) rcli set "$FENCE" twelve >/dev/null ;;
+            nan) rcli set "$FENCE" nan >/dev/null ;;
+            hash) rcli hset "$FENCE" last 12 >/dev/null ;;
+            list) rcli rpush "$FENCE" 12 >/dev/null ;;
+            esac
+            before=$(database_snapshot)
+            rm -f "$WORK/ran"
+            run_rlr -k job --limit "$limit" -- touch "$WORK/ran"
+            expect_status 69 "a $kind counter, --limit $limit"
+            case $kind in
+            text | nan) expect_contains "$err" "redlockrun: job is free, but not granted: its fence counter $FENCE holds a value that is not a number" "message for a $kind counter" ;;
+            *) expect_contains "$err" "redlockrun: job is free, but not granted: its fence counter $FENCE holds a $kind" "message for a $kind counter" ;;
+            esac
+            expect_contains "$err" "nothing was changed" "message for a $kind counter"
+            [ -e "$WORK/ran" ] && fail "the command ran with a $kind counter, --limit $limit"
+            expect_eq "$(database_snapshot)" "$before" "the database with a $kind counter, --limit $limit"
+        done
+    done
+    # Deleted, the counter starts again from the server's clock, as the message says.
+    rcli del "$FENCE" >/dev/null
+    run_rlr -k job -c 'echo "$REDLOCKRUN_FENCE"'
+    expect_status 0 "after the counter was deleted"
+    local server_us
+    server_us=$(rcli time | paste -sd' ' | awk '{ printf "%d%06d", $1, $2 }')
+    [ "$out" -gt 1000000000000000 ] && [ "$out" -le "$server_us" ] ||
+        fail "the fence after deleting the counter is $out, not the server's time in microseconds (now $server_us)"
 }
 
 test_a_waiter_refused_for_its_fence_leaves_nothing_behind() {

@@ -37,6 +37,8 @@ void describe_answer(const AcquireAnswer& answer) {
                 check(!describe_foreign("job", value).empty());
             } else if constexpr (std::is_same_v<T, FencesExhausted>) {
                 check(!describe_exhausted("job", "{job}:redlockrun:fence", value).empty());
+            } else if constexpr (std::is_same_v<T, FenceUnreadable>) {
+                check(!describe_unreadable_fence("job", "{job}:redlockrun:fence", value).empty());
             } else if constexpr (std::is_same_v<T, LimitMismatch>) {
                 check(!value.held_limit.empty());
             } else {

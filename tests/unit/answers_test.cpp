@@ -71,6 +71,23 @@ TEST_CASE("answers: a used-up fence counter is a refusal that says why") {
     CHECK_FALSE(decode_acquire(array({bulk("exhausted")})));
 }
 
+TEST_CASE("answers: a fence counter that holds no number is a refusal that names it") {
+    auto hash = decode_acquire(array({bulk("unreadable_fence"), bulk("hash")}));
+    REQUIRE(hash);
+    const std::string about_hash = describe_unreadable_fence("job", "{job}:redlockrun:fence",
+                                                             std::get<FenceUnreadable>(*hash));
+    CHECK(about_hash.find("job is free, but not granted: its fence counter "
+                          "{job}:redlockrun:fence holds a hash") != std::string::npos);
+    CHECK(about_hash.find("nothing was changed") != std::string::npos);
+
+    auto text = decode_acquire(array({bulk("unreadable_fence"), bulk("string")}));
+    REQUIRE(text);
+    const std::string about_text = describe_unreadable_fence("job", "{job}:redlockrun:fence",
+                                                             std::get<FenceUnreadable>(*text));
+    CHECK(about_text.find("holds a value that is not a number") != std::string::npos);
+    CHECK_FALSE(decode_acquire(array({bulk("unreadable_fence")})));
+}
+
 TEST_CASE("answers: malformed replies are refused with a description") {
     Reply status;
     status.kind = Reply::Kind::status;

@@ -6,8 +6,8 @@
 -- | {'busy', remaining_ms, host, pid, fence, limit ('' if exclusive), holders, recheck_ms}: recheck_ms
 --   is when to ask again at the latest, as nothing may wake a waiter then (a --min-hold time)
 -- | {'foreign', type} | {'mismatch', limit}: the semaphore's holders use another limit (nothing
--- written) | {'exhausted', last_fence}: the fence counter is too large to count on exactly (nothing
--- written).
+-- written) | {'exhausted', last_fence}: the fence counter is too large to count on exactly
+-- | {'unreadable_fence', type}: the fence counter holds no number (nothing written for either).
 -- host, pid and fence of a busy lock are '' when its holder is a client of the classic algorithm.
 local token, ttl_ms, unit = ARGV[2], tonumber(ARGV[3]), ARGV[4]
 local min_hold_ms, limit, waiter_id, keep_ms = tonumber(ARGV[7]), tonumber(ARGV[8]), ARGV[9],
@@ -60,9 +60,9 @@ if limit == 1 then
     return busy_exclusive()
   end
   -- Missing or expired: take it, in this same script, so no other client can take it in between.
-  local fence, last_fence = next_fence()
+  local fence, refusal = next_fence()
   if not fence then
-    return {'exhausted', last_fence}
+    return refusal
   end
   local value, expiry = write_lock_at(lease_end(ttl_ms, hold_until), unit)
   -- The owner record starts afresh, and a token left by an earlier release must not wake the next
@@ -112,9 +112,9 @@ if ahead >= free then
   return busy(remaining, first.host or '', first.pid or '', first.fence or '', limit, count,
               recheck)
 end
-local fence, last_fence = next_fence()
+local fence, refusal = next_fence()
 if not fence then
-  return {'exhausted', last_fence}
+  return refusal
 end
 if not held then
   redis.call('DEL', owner_key) -- what an expired lock left behind

@@ -94,21 +94,26 @@ local function validity(expiry, ttl_ms)
   return math.min(expiry, now_ms + ttl_ms) - now_ms
 end
 
--- The next fence, or nil and the counter's value when it is used up: the counter plus one, or the
--- server clock in microseconds if that is larger, so that fences keep growing when the counter is
--- lost (Redis lost its data) or set back (a failover promoted a replica that missed the last
--- increments), as long as the clock does not go back by more than the time between grants. Lua
--- numbers are doubles: from 2^53 on, counting by one repeats values, and a fence that is not larger
--- than the last one would break fencing, so the lock is then refused, before anything is written.
+-- The next fence, or nil and the answer that refuses the lock, before anything is written. The
+-- next fence is the counter plus one, or the server clock in microseconds if that is larger, so
+-- that fences keep growing when the counter is lost (Redis lost its data) or set back (a failover
+-- promoted a replica that missed the last increments), as long as the clock does not go back by
+-- more than the time between grants. Lua numbers are doubles: from 2^53 on, counting by one repeats
+-- values, and a fence that is not larger than the last one would break fencing, so the lock is then
+-- refused ({'exhausted', counter}). So it is when the counter holds no number at all (someone else
+-- wrote to redlockrun's key): {'unreadable_fence', its type}.
 local function next_fence()
-  local last_fence = redis.call('GET', fence_key)
+  local last_fence, wrong_type = call_unless_wrongtype('GET', fence_key)
+  if wrong_type then
+    return nil, {'unreadable_fence', redis.call('TYPE', fence_key)['ok']}
+  end
   local fence = tonumber(time[1]) * 1000000 + tonumber(time[2])
   if last_fence then
     local last = tonumber(last_fence)
-    if not last then
-      redis.call('INCR', fence_key) -- not a counter: the error INCR raises says so
+    if not last or last ~= last then -- not a number, or NaN
+      return nil, {'unreadable_fence', 'string'}
     elseif last >= 9007199254740991 then -- 2^53 - 1
-      return nil, last_fence
+      return nil, {'exhausted', last_fence}
     elseif last + 1 > fence then
       fence = last + 1
     end
