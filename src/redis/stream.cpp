@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 
+#include <arpa/inet.h>
 #include <cerrno>
 #include <cstring>
 #include <netdb.h>
@@ -134,6 +135,23 @@ ConnectResult connect_unix(const std::string& path, const Deadline& deadline,
 
 ConnectResult connect_tcp(const std::string& host, int port, const Deadline& deadline,
                           const Wakeup* wakeup) {
+    // An address written out, as the default URL's is, needs no resolver: getaddrinfo() would
+    // come to the same one address, through much more of the C library, at every start. Other
+    // spellings it accepts ("127.1", a scope in "fe80::1%eth0") still go to it.
+    sockaddr_in ipv4{};
+    if (::inet_pton(AF_INET, host.c_str(), &ipv4.sin_addr) == 1) {
+        ipv4.sin_family = AF_INET;
+        ipv4.sin_port = htons(static_cast<uint16_t>(port));
+        return connect_socket(AF_INET, reinterpret_cast<const sockaddr*>(&ipv4), sizeof ipv4,
+                              deadline, wakeup);
+    }
+    sockaddr_in6 ipv6{};
+    if (::inet_pton(AF_INET6, host.c_str(), &ipv6.sin6_addr) == 1) {
+        ipv6.sin6_family = AF_INET6;
+        ipv6.sin6_port = htons(static_cast<uint16_t>(port));
+        return connect_socket(AF_INET6, reinterpret_cast<const sockaddr*>(&ipv6), sizeof ipv6,
+                              deadline, wakeup);
+    }
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;

@@ -39,6 +39,23 @@ test_a_host_name_from_etc_hosts_resolves() {
     expect_eq "$(rcli exists job)" 0 "released"
 }
 
+# An address written out is connected to without the resolver, IPv6 included; the other spellings
+# getaddrinfo() accepts ("127.1") still work through it.
+test_address_literals_and_other_spellings_connect() {
+    start_redis DUAL --bind 127.0.0.1 ::1
+    local url
+    for url in "redis://127.0.0.1:$DUAL_PORT" "redis://[::1]:$DUAL_PORT" \
+        "redis://[0:0:0:0:0:0:0:1]:$DUAL_PORT" "redis://127.1:$DUAL_PORT"; do
+        run_rlr -u "$url" -k job -- sh -c 'echo "$REDLOCKRUN_FENCE"'
+        expect_status 0 "$url"
+        expect_eq "$out" "$(redis-cli -s "$DUAL_SOCK" get '{job}:redlockrun:fence')" "the fence through $url"
+    done
+    # To the address written, not another: nothing listens on ::1 at the first server's port.
+    run_rlr -u "redis://[::1]:$REDIS_PORT" -k job -- true
+    expect_status 69
+    expect_contains "$err" "cannot connect to Redis at [::1]:$REDIS_PORT" "message"
+}
+
 test_a_server_that_does_not_answer_times_out_with_69() {
     kill -STOP "$REDIS_PID"
     run_rlr --connect-timeout 300ms -k job -- true
