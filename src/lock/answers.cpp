@@ -77,6 +77,8 @@ std::optional<Lost> decode_lost(const Fields& fields) {
         lost.taker = holder_of(fields.text(2), fields.text(3));
     } else if (reason == "expired") {
         lost.reason = LossReason::expired;
+    } else if (reason == "record") {
+        lost.reason = LossReason::record;
     } else {
         return std::nullopt;
     }
@@ -214,6 +216,8 @@ std::string describe(const Lost& lost) {
                    : std::string("another redlockrun holds it now");
     case LossReason::expired:
         return "the lock's timestamp had passed";
+    case LossReason::record:
+        return "its owner record was overwritten by another client";
     }
     return "unknown";
 }

@@ -67,6 +67,7 @@ enum class LossReason {
     changed, // the key was overwritten, e.g. by a client of the classic algorithm
     taken,   // another redlockrun holds it now
     expired, // the key still holds our timestamp, but its time has passed
+    record,  // the owner record was overwritten with another type: nothing proves the lock ours
 };
 
 struct Lost {

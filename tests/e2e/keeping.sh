@@ -75,6 +75,35 @@ test_an_overwritten_lock_stops_the_command() {
     expect_eq "$(rcli exists job)" 1 "the other client's lock is left alone"
 }
 
+test_an_owner_record_overwritten_with_another_type_stops_the_command() {
+    # Someone else writes a string where the owner record was: the token is gone with it, so
+    # nothing proves the lock this holder's, and the next renewal says so.
+    start_bg holder -t 1s -k job -c "$(recording_command holder)"
+    wait_for "the holder" lock_held job
+    sleep 0.3
+    rcli set '{job}:redlockrun:owner' not-a-record >/dev/null
+    exit_of "$holder"
+    expect_eq "$?" 76 "exit status"
+    [ -e "$WORK/holder.end" ] || fail "the command was not stopped"
+    expect_contains "$(cat "$WORK/holder.err")" "lost the lock on job: its owner record was overwritten by another client" "message"
+    expect_not_contains "$(cat "$WORK/holder.err")" WRONGTYPE "message"
+    expect_eq "$(rcli get '{job}:redlockrun:owner')" not-a-record "the other client's key is left alone"
+}
+
+test_a_release_finds_its_owner_record_overwritten() {
+    local limit
+    for limit in 1 2; do
+        rcli flushall >/dev/null
+        run_rlr -k job --limit "$limit" -c "redis-cli -p $REDIS_PORT set '{job}:redlockrun:owner' not-a-record >/dev/null"
+        expect_status 76 "--limit $limit"
+        expect_contains "$err" "the lock on job was lost before the command finished: its owner record was overwritten by another client" "message, --limit $limit"
+        expect_not_contains "$err" WRONGTYPE "message, --limit $limit"
+        # Not provably this run's: the key is not deleted, and expires by itself.
+        expect_eq "$(rcli exists job)" 1 "the lock key, --limit $limit"
+        expect_eq "$(rcli get '{job}:redlockrun:owner')" not-a-record "the other client's key, --limit $limit"
+    done
+}
+
 test_a_command_that_ignores_sigterm_is_killed_after_kill_after() {
     start_bg holder -t 1s --kill-after 500ms -k job -c "trap '' TERM; echo \$\$ >$WORK/sh; sleep 60; true"
     wait_for "the holder" lock_held job

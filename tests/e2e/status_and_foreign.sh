@@ -94,6 +94,21 @@ test_foreign_values_are_refused_and_left_alone() {
     check_untouched "rcli zadd job 1 a"
 }
 
+test_a_live_lock_whose_owner_record_is_of_another_type_is_waited_out() {
+    # KEY holds a live timestamp, but a string stands where its owner record should be: no holder
+    # can be named, so the lock is held as a classic client's would be, until KEY expires and a
+    # grant replaces the record.
+    rcli set job $(($(server_ms) + 1500)) >/dev/null
+    rcli set '{job}:redlockrun:owner' not-a-record >/dev/null
+    run_rlr -n -k job -- true
+    expect_status 75 "-n"
+    expect_contains "$err" "job is held by a client of the classic algorithm" "message"
+    expect_not_contains "$err" WRONGTYPE "message"
+    run_rlr -k job -c 'echo "$REDLOCKRUN_FENCE"'
+    expect_status 0 "waiting it out"
+    expect_eq "$(rcli exists job '{job}:redlockrun:owner')" 0 "released, the record replaced and then deleted"
+}
+
 test_script_and_status_agree_on_every_value() {
     # --status interprets values in C++; acquire decides in Lua. They must agree.
     local now value expected_status expected_acquire

@@ -119,7 +119,8 @@ TEST_CASE("answers: renew and release, with every loss reason") {
     for (const Case& c : {Case{"gone", LossReason::gone, "expired"},
                           Case{"deleted", LossReason::deleted, "deleted"},
                           Case{"changed", LossReason::changed, "overwritten"},
-                          Case{"expired", LossReason::expired, "timestamp had passed"}}) {
+                          Case{"expired", LossReason::expired, "timestamp had passed"},
+                          Case{"record", LossReason::record, "owner record was overwritten"}}) {
         CAPTURE(c.reason);
         auto answer = decode_release(array({bulk("lost"), bulk(c.reason), bulk(""), bulk("")}));
         REQUIRE(answer);

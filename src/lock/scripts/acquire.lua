@@ -21,8 +21,10 @@ end
 local held = lock.state == 'timestamp' and lock.expiry > now_ms
 local owner = {}
 if held then
-  owner = redis.call('HMGET', owner_key, 'token', 'value', 'fence', 'host', 'pid', 'limit',
-                     'hold_until_ms')
+  -- An owner record of another type names no holder: the lock is then held as if by a client of
+  -- the classic algorithm, until KEY expires and a grant replaces the record.
+  owner = call_unless_wrongtype('HMGET', owner_key, 'token', 'value', 'fence', 'host', 'pid',
+                                'limit', 'hold_until_ms') or {}
 end
 
 -- A semaphore waiter keeps its place in the queue while anything keeps it out.

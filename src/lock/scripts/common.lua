@@ -214,10 +214,15 @@ local function save_holder(token, record, holders, unit)
 end
 
 -- nil and its record if `token` holds a slot of the semaphore: its record is live and KEY still
--- holds what the semaphore wrote; otherwise the answer {'lost', reason, host, pid} saying why not.
+-- holds what the semaphore wrote; otherwise the answer {'lost', reason, host, pid} saying why not,
+-- as not_ours() gives it.
 local function not_holder(token)
   local lock = read_lock()
-  local owner = redis.call('HMGET', owner_key, 'value', 'token', 'host', 'pid')
+  local owner, wrong_type = call_unless_wrongtype('HMGET', owner_key, 'value', 'token', 'host',
+                                                  'pid')
+  if wrong_type then
+    return {'lost', 'record', '', ''}
+  end
   local json = redis.call('HGET', owner_key, holder_prefix .. token)
   if lock.state == 'missing' then
     return {'lost', json and 'deleted' or 'gone', '', ''}
@@ -321,9 +326,14 @@ end
 
 -- nil and the --min-hold time (0: none) if the lock is ours (the owner record has our token and the
 -- key still holds the value we wrote) and unexpired; otherwise the answer {'lost', reason, host,
--- pid} saying why not.
+-- pid} saying why not. An owner record of another type (someone else wrote to redlockrun's key)
+-- holds no token: nothing proves the lock ours any more ('record').
 local function not_ours(token)
-  local owner = redis.call('HMGET', owner_key, 'token', 'value', 'host', 'pid', 'hold_until_ms')
+  local owner, wrong_type = call_unless_wrongtype('HMGET', owner_key, 'token', 'value', 'host',
+                                                  'pid', 'hold_until_ms')
+  if wrong_type then
+    return {'lost', 'record', '', ''}
+  end
   local lock = read_lock()
   if owner[1] == token and lock.state == 'timestamp' and lock.value == owner[2]
       and lock.expiry > now_ms then
