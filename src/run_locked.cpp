@@ -166,10 +166,10 @@ int run_locked(const Options& options, const redis::ConnectionSettings& settings
     lock::WaitPolicy policy;
     policy.wait = !options.no_wait;
     policy.limit = options.wait;
-    const bool waits = policy.wait && (!options.wait || options.wait->count() > 0);
     lock::LockClient lock(connection, std::move(*keys), make_identity(options.limit),
                           lock::LockParams{options.ttl, options.timestamp_unit, options.min_hold,
-                                           options.limit, waits ? policy.queue_place : Millis{0},
+                                           options.limit,
+                                           policy.may_wait() ? policy.queue_place : Millis{0},
                                            options.replicas, replica_wait(options)});
     const lock::Interruptions interruptions{[&router] { return router.stop_signal(); },
                                             [&router](Millis d) { router.pause(d); }};

@@ -55,8 +55,7 @@ public:
            const Logger& log)
         : lock_(lock), policy_(policy), interruptions_(interruptions), log_(log),
           start_(steady_now()), deadline_(start_ + policy.limit.value_or(max_duration)),
-          may_wait_(policy.wait && (!policy.limit || policy.limit->count() > 0)),
-          random_(random_seed()) {}
+          may_wait_(policy.may_wait()), random_(random_seed()) {}
 
     WaitOutcome run();
 

@@ -39,6 +39,9 @@ struct WaitPolicy {
     Millis longest_reconnect_delay{2000};
     // How long Redis may stay unreachable during a wait before a notice says so (-v says at once).
     Millis outage_notice_after{10000};
+
+    // Whether a busy lock is waited for at all: not with -n, nor with -w 0.
+    bool may_wait() const { return wait && (!limit || limit->count() > 0); }
 };
 
 struct Acquired {
