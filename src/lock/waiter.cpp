@@ -165,8 +165,7 @@ WaitOutcome Waiter::run() {
             return GaveUp{busy, waited()};
         }
         if (!announced_) {
-            log_.info("{} is held by {} for another {}; waiting", key(), holder_text(busy),
-                      format_duration(busy.remaining));
+            log_.info("{}; waiting", describe_busy(key(), busy, holder_text(busy)));
             announced_ = true;
         }
         // A redlockrun holder's release wakes a waiter; a classic client's plain DEL wakes no one.

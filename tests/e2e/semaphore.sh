@@ -306,6 +306,34 @@ test_a_waiter_refused_after_reconnecting_leaves_the_queue() {
     expect_eq "$(rcli exists "$QUEUE")" 0 "the queue is empty"
 }
 
+# A free slot kept for a queued waiter: the waiter, stopped and cut off, was sent the wake-up and
+# keeps its place (10 s). A -n run is refused, and told why: not for how long the slot is "held",
+# but that it is kept for a waiter queued before it.
+test_no_wait_says_a_free_slot_is_kept_for_a_queued_waiter() {
+    hold h1 2
+    hold h2 2
+    wait_for "two holders" holders_are 2
+    hold w 2
+    wait_for "the waiter to be queued" queued_are 1
+    wait_for "the waiter to block" blocked_clients_are 1
+    local connection
+    connection=$(rcli client list | grep 'cmd=blpop' | sed 's/^id=\([0-9]*\) .*/\1/')
+    kill -STOP "$w"
+    rcli client kill id "$connection" >/dev/null
+    touch "$WORK/release-h2"
+    exit_of "$h2" || fail "h2 failed"
+    run_rlr --limit 2 -n -k jobs -- touch "$WORK/ran"
+    expect_status 75
+    expect_contains "$err" "jobs is held by 1 holder of a --limit 2 semaphore, and its free slot is kept for a waiter queued before this run" "message"
+    expect_not_contains "$err" "for another" "message"
+    [ -e "$WORK/ran" ] && fail "the -n run took the slot kept for the waiter"
+    kill -CONT "$w"
+    wait_for "the waiter to start" started w
+    touch "$WORK/release-h1" "$WORK/release-w"
+    exit_of "$h1" || fail "h1 failed"
+    exit_of "$w" || fail "the waiter failed"
+}
+
 test_no_wait_is_not_queued_and_a_waiter_that_gives_up_leaves_the_queue() {
     hold h2 2
     wait_for "a holder" holders_are 1
