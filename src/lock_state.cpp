@@ -3,6 +3,7 @@
 #include "exit_status.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <limits>
 #include <tuple>
 
@@ -17,10 +18,19 @@ std::optional<long long> remaining_until(std::optional<long long> expires_ms, lo
     return std::max(0LL, ms_between(*expires_ms, now_ms));
 }
 
+// A fence as the scripts grant it: decimal digits for a number from 0 to 2^53 - 1.
+bool is_fence(const std::string& text) {
+    constexpr unsigned long long largest = (1ULL << 53) - 1;
+    unsigned long long number = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+    return !text.empty() && error == std::errc{} && end == text.data() + text.size() &&
+           number <= largest;
+}
+
 HolderState holder_state(const lock::HolderRecord& record, long long now_ms) {
     HolderState holder;
     holder.holder = record.holder;
-    holder.fence = record.fence;
+    (is_fence(record.fence) ? holder.fence : holder.not_a_fence) = record.fence;
     holder.acquired_ms = record.acquired_ms;
     holder.expires_ms = record.expires_ms;
     holder.remaining_ms = remaining_until(record.expires_ms, now_ms);

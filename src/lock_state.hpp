@@ -28,7 +28,12 @@ struct HolderState {
     // A client of the classic algorithm wrote the key: nothing is known of it but the expiry.
     bool classic = false;
     lock::Holder holder;
+    // The holder's fence: a whole number below 2^53 (the scripts grant no larger one, and every
+    // JSON reader holds it exactly); empty if the record has none.
     std::string fence;
+    // What the record holds instead, if anything (written by another program: 1e400, -3, 1.5):
+    // shown as it is, never as a fence.
+    std::string not_a_fence;
     std::optional<long long> acquired_ms;
     std::optional<long long> expires_ms;
     std::optional<long long> remaining_ms;

@@ -181,8 +181,7 @@ int run_locked(const Options& options, const redis::ConnectionSettings& settings
     if (auto* gave_up = std::get_if<lock::GaveUp>(&outcome)) {
         const auto& busy = gave_up->last;
         const bool waited = gave_up->waited.count() > 0 && options.wait;
-        log.notice("{} is held by {} for another {}{}", options.key, lock::describe_holder(busy),
-                   format_duration(busy.remaining),
+        log.notice("{}{}", lock::describe_busy(options.key, busy, lock::describe_holder(busy)),
                    waited ? "; gave up after waiting " + format_duration(gave_up->waited) : "");
         return options.conflict_exit_code;
     }

@@ -30,6 +30,8 @@ std::string describe_holder(const HolderState& holder, long long now_ms) {
     text += for_another(holder.remaining_ms);
     if (!holder.fence.empty()) {
         text += fmt::format(", fence {}", holder.fence);
+    } else if (!holder.not_a_fence.empty()) {
+        text += fmt::format(", fence {} (not a fence number)", holder.not_a_fence);
     }
     if (holder.acquired_ms) {
         text += fmt::format(", acquired {} ago",

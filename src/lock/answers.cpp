@@ -113,6 +113,14 @@ Expected<AcquireAnswer, std::string> decode_acquire(const Reply& reply) {
                 busy.holders = static_cast<int>(*holders);
                 busy.recheck = Millis{*recheck};
             }
+            if (fields.has(9)) {
+                auto ahead = fields.number(8);
+                if (!ahead || *ahead < 0 || *ahead > 1000000 ||
+                    (*ahead > 0 && busy.holders >= busy.limit)) {
+                    return unexpected(unexpected_reply("acquire", reply));
+                }
+                busy.queued_ahead = static_cast<int>(*ahead);
+            }
             return AcquireAnswer{busy};
         }
     } else if (verdict == "mismatch" && fields.has(2)) {
@@ -200,6 +208,28 @@ std::string describe_holder(const Busy& busy) {
                            busy.holders == 1 ? "holder" : "holders", busy.limit);
     }
     return busy.holder ? describe(*busy.holder) : "a client of the classic algorithm";
+}
+
+std::string describe_busy(const std::string& key, const Busy& busy, const std::string& holder) {
+    if (busy.queued_ahead == 0) {
+        return fmt::format("{} is held by {} for another {}", key, holder,
+                           format_duration(busy.remaining));
+    }
+    // The time left is when the first waiter ahead would lose its place, not when a slot frees:
+    // it says nothing a reader could use, so it is left out.
+    const int free = busy.limit - busy.holders;
+    const std::string waiters = busy.queued_ahead == 1
+                                    ? std::string("a waiter")
+                                    : fmt::format("the {} waiters", busy.queued_ahead);
+    const std::string slots =
+        free == 1 ? std::string("its free slot is") : fmt::format("its {} free slots are", free);
+    if (busy.holders == 0) {
+        return fmt::format("{} is a --limit {} semaphore that nobody holds, but {} kept for {} "
+                           "queued before this run",
+                           key, busy.limit, slots, waiters);
+    }
+    return fmt::format("{} is held by {}, and {} kept for {} queued before this run", key, holder,
+                       slots, waiters);
 }
 
 std::string describe(const Lost& lost) {

@@ -36,6 +36,10 @@ struct Busy {
     // When to ask again at the latest: before `remaining` is up when a --min-hold time may free
     // the lock without waking anyone.
     Millis recheck{0};
+    // A semaphore with free slots that are kept for the waiters queued before this run, each of
+    // which has been woken to take one: how many are queued before it. 0: no slot is free.
+    // `remaining` is then when the first of them loses its place if it does not ask again.
+    int queued_ahead = 0;
 };
 
 struct Foreign {
@@ -128,6 +132,11 @@ std::string describe(const Holder& holder);
 // Who holds a busy lock: "web1 pid 4242", "a client of the classic algorithm", or "3 holders of
 // a --limit 3 semaphore".
 std::string describe_holder(const Busy& busy);
+// What keeps the lock named `key` from a run, for a message: "KEY is held by HOLDER for another
+// 12s", where `holder` says who (describe_holder(), or more); or, where a semaphore's free slot is
+// kept for a waiter queued before the run, "KEY is held by 1 holder of a --limit 2 semaphore, and
+// its free slot is kept for a waiter queued before this run".
+std::string describe_busy(const std::string& key, const Busy& busy, const std::string& holder);
 // "the lock key was deleted", "another redlockrun took it over (web1 pid 4242)"...
 std::string describe(const Lost& lost);
 // "KEY holds a list, not a timestamp lock"

@@ -69,6 +69,10 @@ private:
     // Sits out a spell of Redis being unreachable: pauses before the next attempt, or ends the
     // wait. A signal during the pause stops it.
     std::optional<Stopped> ride_out(const CallFailure& failure);
+    // Ends the wait on a refusal Redis has just answered with. A semaphore's waiter may be queued
+    // from an earlier answer, and may have been sent a wake-up since its last BLPOP: it leaves the
+    // queue and passes that on, or the waiters behind it would wait until its place lapses.
+    [[noreturn]] void refuse(ExitStatus status, std::string message);
     void reachable_again();
     Millis waited() const { return steady_now() - start_; }
     bool time_left() const { return may_wait_ && steady_now() < deadline_; }
@@ -84,6 +88,7 @@ private:
     std::minstd_rand random_;
     bool answered_ = false; // Redis has answered once in this run
     bool announced_ = false;
+    bool queued_ = false; // a busy answer has queued this semaphore waiter
     std::optional<SteadyTime> unreachable_since_;
     bool outage_noticed_ = false;
     Millis reconnect_delay_{0};
@@ -140,27 +145,27 @@ WaitOutcome Waiter::run() {
             return *foreign;
         }
         if (auto* mismatch = std::get_if<LimitMismatch>(&answer)) {
-            throw Fatal(ExitStatus::usage,
-                        fmt::format("{} is held as a --limit {} semaphore; a run with --limit {} "
-                                    "cannot share it (every holder must use the same limit); "
-                                    "nothing was changed",
-                                    key(), mismatch->held_limit, lock_.params().limit));
+            refuse(ExitStatus::usage,
+                   fmt::format("{} is held as a --limit {} semaphore; a run with --limit {} "
+                               "cannot share it (every holder must use the same limit); "
+                               "nothing was changed",
+                               key(), mismatch->held_limit, lock_.params().limit));
         }
         if (auto* exhausted = std::get_if<FencesExhausted>(&answer)) {
-            throw Fatal(ExitStatus::unavailable,
-                        describe_exhausted(key(), lock_.keys().fence, *exhausted));
+            refuse(ExitStatus::unavailable,
+                   describe_exhausted(key(), lock_.keys().fence, *exhausted));
         }
         if (auto* unreadable = std::get_if<FenceUnreadable>(&answer)) {
-            throw Fatal(ExitStatus::unavailable,
-                        describe_unreadable_fence(key(), lock_.keys().fence, *unreadable));
+            refuse(ExitStatus::unavailable,
+                   describe_unreadable_fence(key(), lock_.keys().fence, *unreadable));
         }
         const Busy& busy = std::get<Busy>(answer);
+        queued_ = lock_.params().queue_place.count() > 0;
         if (!time_left()) {
             return GaveUp{busy, waited()};
         }
         if (!announced_) {
-            log_.info("{} is held by {} for another {}; waiting", key(), holder_text(busy),
-                      format_duration(busy.remaining));
+            log_.info("{}; waiting", describe_busy(key(), busy, holder_text(busy)));
             announced_ = true;
         }
         // A redlockrun holder's release wakes a waiter; a classic client's plain DEL wakes no one.
@@ -212,6 +217,13 @@ Expected<std::optional<Acquired>, CallFailure> Waiter::ready(const Granted& gran
     }
     acquired.waited = waited();
     return std::optional<Acquired>{acquired};
+}
+
+void Waiter::refuse(ExitStatus status, std::string message) {
+    if (queued_) {
+        lock_.leave_queue();
+    }
+    throw Fatal(status, std::move(message));
 }
 
 std::optional<Stopped> Waiter::ride_out(const CallFailure& failure) {

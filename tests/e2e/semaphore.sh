@@ -240,6 +240,100 @@ test_another_limit_is_refused_and_changes_nothing() {
     expect_eq "$(database_snapshot)" "$snapshot" "nothing changed"
 }
 
+# A waiter woken for a slot it may not take (it asks with another --limit) passes the wake-up on:
+# the waiter queued behind it starts as the slot frees, not when its own BLPOP times out (up to
+# 5 s later). Measured loosely: the test fails on a wake-up lost, not on a slow machine.
+test_a_waiter_refused_for_another_limit_passes_its_wake_up_on() {
+    start_bg holder -k jobs -c "while [ ! -e '$WORK/release-holder' ]; do sleep 0.02; done"
+    wait_for "the exclusive holder" lock_held jobs
+    hold w1 2 -w 30s
+    wait_for "the first waiter to be queued" queued_are 1
+    start_bg other --limit 3 -w 30s -k jobs -- touch "$WORK/other-ran"
+    wait_for "the waiter with another limit to be queued" queued_are 2
+    hold w3 2 -w 30s
+    wait_for "the third waiter to be queued" queued_are 3
+    local released_at
+    released_at=$(now_ms)
+    touch "$WORK/release-holder"
+    wait_for "the first waiter to start" started w1
+    exit_of "$other"
+    expect_eq "$?" 64 "the run with another --limit"
+    expect_contains "$(cat "$WORK/other.err")" "held as a --limit 2 semaphore" "its message"
+    wait_for "the third waiter to start" started w3
+    expect_lt $(($(now_ms) - released_at)) 2500 "the third waiter started soon after the release"
+    [ -e "$WORK/other-ran" ] && fail "the run with another limit ran"
+    touch "$WORK/release-w1" "$WORK/release-w3"
+    exit_of "$holder" || fail "the holder failed"
+    exit_of "$w1" || fail "w1 failed"
+    exit_of "$w3" || fail "w3 failed"
+    expect_eq "$(rcli exists "$QUEUE")" 0 "the queue is empty"
+}
+
+# The same refusal met by a plain acquire, not one pipelined behind a BLPOP: the waiter with another
+# limit, stopped, loses its connection while queued; the slot frees and it is sent the wake-up
+# meanwhile; continued, it reconnects and is refused. It must leave the queue on its way out, and
+# pass the wake-up on, rather than hold up the waiter behind it until its place lapses (10 s).
+test_a_waiter_refused_after_reconnecting_leaves_the_queue() {
+    start_bg holder -k jobs -c "while [ ! -e '$WORK/release-holder' ]; do sleep 0.02; done"
+    wait_for "the exclusive holder" lock_held jobs
+    hold w1 2 -w 30s
+    wait_for "the first waiter to be queued" queued_are 1
+    start_bg other --limit 3 -w 30s -k jobs -- touch "$WORK/other-ran"
+    wait_for "the waiter with another limit to be queued" queued_are 2
+    wait_for "two blocked waiters" blocked_clients_are 2
+    # The connection that blocked last is the second waiter's.
+    local connection
+    connection=$(rcli client list | grep 'cmd=blpop' | sed 's/^id=\([0-9]*\) .*/\1/' | sort -n | tail -1)
+    kill -STOP "$other"
+    rcli client kill id "$connection" >/dev/null
+    hold w3 2 -w 30s
+    wait_for "the third waiter to be queued" queued_are 3
+    touch "$WORK/release-holder"
+    wait_for "the first waiter to start" started w1
+    local continued_at
+    continued_at=$(now_ms)
+    kill -CONT "$other"
+    exit_of "$other"
+    expect_eq "$?" 64 "the run with another --limit"
+    wait_for "the third waiter to start" started w3
+    expect_lt $(($(now_ms) - continued_at)) 3000 \
+        "the third waiter started soon after the refused one left"
+    [ -e "$WORK/other-ran" ] && fail "the run with another limit ran"
+    touch "$WORK/release-w1" "$WORK/release-w3"
+    exit_of "$holder" || fail "the holder failed"
+    exit_of "$w1" || fail "w1 failed"
+    exit_of "$w3" || fail "w3 failed"
+    expect_eq "$(rcli exists "$QUEUE")" 0 "the queue is empty"
+}
+
+# A free slot kept for a queued waiter: the waiter, stopped and cut off, was sent the wake-up and
+# keeps its place (10 s). A -n run is refused, and told why: not for how long the slot is "held",
+# but that it is kept for a waiter queued before it.
+test_no_wait_says_a_free_slot_is_kept_for_a_queued_waiter() {
+    hold h1 2
+    hold h2 2
+    wait_for "two holders" holders_are 2
+    hold w 2
+    wait_for "the waiter to be queued" queued_are 1
+    wait_for "the waiter to block" blocked_clients_are 1
+    local connection
+    connection=$(rcli client list | grep 'cmd=blpop' | sed 's/^id=\([0-9]*\) .*/\1/')
+    kill -STOP "$w"
+    rcli client kill id "$connection" >/dev/null
+    touch "$WORK/release-h2"
+    exit_of "$h2" || fail "h2 failed"
+    run_rlr --limit 2 -n -k jobs -- touch "$WORK/ran"
+    expect_status 75
+    expect_contains "$err" "jobs is held by 1 holder of a --limit 2 semaphore, and its free slot is kept for a waiter queued before this run" "message"
+    expect_not_contains "$err" "for another" "message"
+    [ -e "$WORK/ran" ] && fail "the -n run took the slot kept for the waiter"
+    kill -CONT "$w"
+    wait_for "the waiter to start" started w
+    touch "$WORK/release-h1" "$WORK/release-w"
+    exit_of "$h1" || fail "h1 failed"
+    exit_of "$w" || fail "the waiter failed"
+}
+
 test_no_wait_is_not_queued_and_a_waiter_that_gives_up_leaves_the_queue() {
     hold h2 2
     wait_for "a holder" holders_are 1

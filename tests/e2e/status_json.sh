@@ -189,6 +189,45 @@ test_status_json_of_a_semaphore_lists_its_live_holders() {
     expect_eq "$(json_get 'd["state"]')" held-after-command "every command ended"
 }
 
+# A fence that is no whole number a JSON reader holds exactly (written by another program: Lua
+# reads 1e400 as infinity) is not shown as a number: null in JSON, the text itself in the line.
+test_status_of_a_record_whose_fence_is_not_a_number_in_range() {
+    local now expiry owner fence
+    now=$(server_ms)
+    expiry=$((now + 30000))
+    owner=$(owner_key_of sem)
+    rcli set sem "$expiry" PXAT "$expiry" >/dev/null
+    for fence in 1e400 -1e400 18446744073709551616 9007199254740993 1.5 -3; do
+        rcli hset "$owner" limit 3 value "$expiry" holder:tok-odd \
+            "{\"expiry_ms\":$expiry,\"fence\":$fence,\"host\":\"web1\",\"pid\":101,\"acquired_ms\":$((now - 1000)),\"hold_until_ms\":0,\"ended_ms\":0}" >/dev/null
+        status_both sem
+        expect_status 75
+        json_ok
+        expect_eq "$(json_get '[(h["host"], h["pid"], h["fence"]) for h in d["holders"]]')" \
+            "[('web1', 101, None)]" "JSON, fence $fence"
+        expect_contains "$out_text" "sem: held by 1 of 3 holders: web1 pid 101 for another " "text"
+        expect_contains "$out_text" ", fence $fence (not a fence number)," "text, fence $fence"
+        expect_not_contains "$out_text" "-9223372036854775808" "text, fence $fence"
+    done
+    # The exclusive layout holds the fence as text.
+    rcli del "$owner" >/dev/null
+    rcli set job "$expiry" PXAT "$expiry" >/dev/null
+    for fence in 1e400 99999999999999999999 ''; do
+        rcli hset "$(owner_key_of job)" token s3cret-token value "$expiry" fence "$fence" host web7 \
+            pid 99 acquired_ms $((now - 5000)) >/dev/null
+        status_both job
+        expect_status 75
+        json_ok
+        expect_eq "$(json_get 'd["holders"][0]["fence"]')" null "JSON, fence '$fence'"
+        if [ -n "$fence" ]; then
+            expect_contains "$out_text" "job: held by web7 pid 99 for another " "text"
+            expect_contains "$out_text" ", fence $fence (not a fence number)," "text, fence $fence"
+        else
+            expect_not_contains "$out_text" "fence" "text, no fence"
+        fi
+    done
+}
+
 test_status_json_escapes_any_bytes_losslessly() {
     local key=$'two\nlines "quoted" \\ \e[31m \xff\xfe caf\xc3\xa9'
     run_rlr -k "$key" --status --json

@@ -291,3 +291,61 @@ def semaphore_waiter_paused(s):
         s.wait_exit(contender, timeout=30)
     s.expect_free(r)
     more_load(s, r, 2)
+
+
+def queued(s, r):
+    return r.call("ZCARD", "{" + s.key + "}:redlockrun:queue")
+
+
+def end_of(s, contender):
+    """The recorder's time (monotonic ns) at which CONTENDER's section ended."""
+    conn = begin_of(s, contender)["conn"]
+    return next(e for e in s.read_events() if e["ev"] == "end" and e["conn"] == conn)["t"]
+
+
+def expect_soon_after(s, waiter, freed_at, what):
+    """Fails the run if WAITER's section began long after FREED_AT (the recorder's clock): the
+    wake-up meant for it was lost, and only its own BLPOP's timeout (up to 5 s) let it in."""
+    delay_ms = (begin_of(s, waiter)["t"] - freed_at) / 1e6
+    if delay_ms > 2500:
+        raise ScenarioFailed(f"{waiter.id} began {delay_ms:.0f} ms after {what}: a wake-up was "
+                             "lost on the way to it")
+
+
+@scenario("semaphore-other-limit-refused", runs=(2, 10), timeout=120, promise="""
+    While an exclusive run holds the key, --limit 2 waiters (-w 30s) and --limit 3 waiters queue
+    in turn: A1, B1, B2, A2, B3, A3 (A: --limit 2, B: --limit 3). A1 takes a slot and runs on; each
+    B, woken for the other slot, is refused (64) for its limit and passes the wake-up on, to the
+    next B or to A2; A2's release wakes B3, refused too, which passes it to A3. Promise: every
+    --limit 2 waiter runs its section and exits 0, each B exits 64 without a section, and A2 and
+    A3 begin within 2.5 s of the slot freeing (the exclusive section's end, A2's end), not when
+    their own BLPOP times out; never two limits at once, no overlap beyond the limit; nothing
+    stays locked.""")
+def semaphore_other_limit_refused(s):
+    r = s.redis()
+    for round_number in range(3 if s.long else 1):
+        end = f"round-{round_number}"
+        # TTLs longer than a BLPOP's cap (5 s): a waiter whose wake-up is lost sleeps that long.
+        exclusive = s.redlockrun(r, name="excl", ttl="30s", until=f"{end}-exclusive")
+        s.wait_for("the exclusive section", lambda: s.began(exclusive))
+        waiters = {}
+        for name in ("A1", "B1", "B2", "A2", "B3", "A3"):  # one after the other: a known order
+            waiters[name] = s.redlockrun(
+                r, name=name, ttl="30s", limit=2 if name.startswith("A") else 3,
+                options=("-w", "30s"), expect=(0,) if name.startswith("A") else (64,),
+                until=end if name == "A1" else None)
+            s.wait_for(f"{name} to queue", lambda: queued(s, r) == len(waiters))
+        s.fire(f"{end}-exclusive")
+        s.wait_for("A1's section", lambda: s.began(waiters["A1"]), timeout=10)
+        s.wait_for("A2's section", lambda: s.began(waiters["A2"]), timeout=10)
+        expect_soon_after(s, waiters["A2"], end_of(s, exclusive), "the exclusive section ended")
+        s.wait_exit(waiters["A2"], timeout=10)
+        s.wait_for("A3's section", lambda: s.began(waiters["A3"]), timeout=10)
+        expect_soon_after(s, waiters["A3"], end_of(s, waiters["A2"]), "A2's section ended")
+        for name in ("B1", "B2", "B3", "A3"):
+            s.wait_exit(waiters[name], timeout=10)
+        s.fire(end)
+        s.wait_exit(waiters["A1"], timeout=10)
+        s.wait_exit(exclusive, timeout=10)
+        s.expect_free(r)
+    more_load(s, r, 2)

@@ -263,6 +263,37 @@ TEST_CASE("answers: a semaphore's busy answer, a --min-hold recheck, and another
     CHECK_FALSE(decode_acquire(array({bulk("mismatch"), bulk("1")})));
 }
 
+TEST_CASE("answers: a semaphore's free slot kept for the waiters queued ahead") {
+    auto kept =
+        decode_acquire(array({bulk("busy"), integer(8700), bulk("web1"), bulk("4242"), bulk("17"),
+                              bulk("2"), integer(1), integer(8700), integer(1)}));
+    REQUIRE(kept);
+    const auto& k = std::get<Busy>(*kept);
+    CHECK(k.queued_ahead == 1);
+    CHECK(describe_busy("jobs", k, describe_holder(k)) ==
+          "jobs is held by 1 holder of a --limit 2 semaphore, and its free slot is kept for a "
+          "waiter queued before this run");
+    auto two = decode_acquire(array({bulk("busy"), integer(8700), bulk(""), bulk(""), bulk(""),
+                                     bulk("3"), integer(0), integer(8700), integer(4)}));
+    REQUIRE(two);
+    CHECK(describe_busy("jobs", std::get<Busy>(*two), describe_holder(std::get<Busy>(*two))) ==
+          "jobs is a --limit 3 semaphore that nobody holds, but its 3 free slots are kept for the "
+          "4 waiters queued before this run");
+
+    // Full, or exclusive: no slot is kept, and the time left is the holder's.
+    auto full =
+        decode_acquire(array({bulk("busy"), integer(27000), bulk("web1"), bulk("4242"), bulk("17"),
+                              bulk("2"), integer(2), integer(27000), integer(0)}));
+    REQUIRE(full);
+    CHECK(describe_busy("jobs", std::get<Busy>(*full), describe_holder(std::get<Busy>(*full))) ==
+          "jobs is held by 2 holders of a --limit 2 semaphore for another 27s");
+    // Waiters ahead of a full semaphore, or a negative count, are not an answer.
+    CHECK_FALSE(decode_acquire(array({bulk("busy"), integer(1), bulk(""), bulk(""), bulk(""),
+                                      bulk("2"), integer(2), integer(1), integer(1)})));
+    CHECK_FALSE(decode_acquire(array({bulk("busy"), integer(1), bulk(""), bulk(""), bulk(""),
+                                      bulk("2"), integer(1), integer(1), integer(-1)})));
+}
+
 TEST_CASE("answers: a release that --min-hold keeps") {
     auto kept = decode_release(array({bulk("released"), bulk("kept"), integer(58000)}));
     REQUIRE(kept);

@@ -93,4 +93,11 @@ TEST_CASE("status json: a foreign key, a key of any bytes, fields that are not n
     CHECK(text.find(R"("last_fence":null)") != std::string::npos);
     CHECK(text.find(R"("host":null,"pid":null,"fence":null,"acquired_ms":null,)") !=
           std::string::npos);
+
+    // A fence beyond 2^53 - 1, or negative, is no fence a JSON reader could hold exactly.
+    for (const char* fence : {"9007199254740992", "-3"}) {
+        CAPTURE(fence);
+        odd.holders = {{{"web1", "42"}, fence, {}, {}, {}, {}}};
+        CHECK(json("job", odd).find(R"("fence":null)") != std::string::npos);
+    }
 }

@@ -115,6 +115,26 @@ TEST_CASE("status: a semaphore lists every holder, earliest first, with the limi
     CHECK(describe_status("job", semaphore).exit_status == 75);
 }
 
+TEST_CASE("status: a record's fence that is not a fence number is shown as it is") {
+    const std::string value = std::to_string(now + 28000);
+    auto semaphore = snapshot("string", value, value);
+    semaphore.limit = 3;
+    for (const char* fence : {"1e400", "-3", "1.5", "9007199254740992", "99999999999999999999"}) {
+        CAPTURE(fence);
+        semaphore.holders = {record("web1", "42", fence, now - 3000, now + 27000)};
+        const LockState state = interpret_status("job", semaphore);
+        REQUIRE(state.holders.size() == 1);
+        CHECK(state.holders[0].fence.empty());
+        CHECK(state.holders[0].not_a_fence == fence);
+        CHECK(status_line(state) == "job: held by 1 of 3 holders: web1 pid 42 for another 27s, "
+                                    "fence " +
+                                        std::string(fence) +
+                                        " (not a fence number), acquired 3s ago");
+    }
+    semaphore.holders = {record("web1", "42", "9007199254740991", now - 3000, now + 27000)};
+    CHECK(interpret_status("job", semaphore).holders[0].fence == "9007199254740991");
+}
+
 TEST_CASE("status: a key overwritten by a classic client is not its old owner's") {
     const std::string value = std::to_string(now + 9000);
     auto overwritten = snapshot("string", value, "1763812999999");

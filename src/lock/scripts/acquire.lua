@@ -3,8 +3,11 @@
 -- ARGV[9] waiter id, ARGV[10] how long a busy semaphore waiter keeps its place in the queue without
 -- asking again, in ms (0: not queued, as with --no-wait).
 -- {'granted', value, fence, validity_ms}
--- | {'busy', remaining_ms, host, pid, fence, limit ('' if exclusive), holders, recheck_ms}: recheck_ms
---   is when to ask again at the latest, as nothing may wake a waiter then (a --min-hold time)
+-- | {'busy', remaining_ms, host, pid, fence, limit ('' if exclusive), holders, recheck_ms, ahead}:
+--   recheck_ms is when to ask again at the latest, as nothing may wake a waiter then (a --min-hold
+--   time); ahead is 0, or, where a semaphore has free slots that are kept for the waiters queued
+--   before this one, how many are queued before it (remaining_ms is then when the first of them
+--   loses its place if it does not ask again)
 -- | {'foreign', type} | {'mismatch', limit}: the semaphore's holders use another limit (nothing
 -- written) | {'exhausted', last_fence}: the fence counter is too large to count on exactly
 -- | {'unreadable_fence', type}: the fence counter holds no number (nothing written for either).
@@ -28,13 +31,13 @@ if held then
 end
 
 -- A semaphore waiter keeps its place in the queue while anything keeps it out.
-local function busy(remaining, host, pid, fence, semaphore_limit, holders, recheck)
+local function busy(remaining, host, pid, fence, semaphore_limit, holders, recheck, ahead)
   if limit > 1 then
     local _, member = place_in(live_queue(), waiter_id)
     enqueue(member, waiter_id, keep_ms)
   end
   return {'busy', remaining, host, pid, fence, semaphore_limit or '', holders or 0,
-          recheck or remaining}
+          recheck or remaining, ahead or 0}
 end
 
 -- An exclusive redlockrun holder.
@@ -101,7 +104,7 @@ local ahead, member = place_in(queue, waiter_id)
 local free = limit - count
 if ahead >= free then
   local first = first_to_expire(holders)
-  local remaining, recheck
+  local remaining, recheck, kept_for
   if count >= limit then
     remaining = first.expiry_ms - now_ms
     recheck = semaphore_recheck_at(holders) - now_ms
@@ -109,10 +112,11 @@ if ahead >= free then
     -- Slots are free, and the waiters ahead have been woken to take them: ask again when the
     -- first of them would lose its place.
     remaining = tonumber(redis.call('ZSCORE', queue_key, queue[1])) - now_ms
+    kept_for = ahead
   end
   first = first or {}
   return busy(remaining, first.host or '', first.pid or '', first.fence or '', limit, count,
-              recheck)
+              recheck, kept_for)
 end
 local fence, refusal = next_fence()
 if not fence then

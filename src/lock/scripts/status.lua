@@ -39,12 +39,20 @@ local function time_text(time)
   return string.format('%d', time)
 end
 
-local function text_of(field)
+-- A field of a semaphore's holder record as text. A number is written in full only if it is a whole
+-- number below 2^53, which a double holds exactly; any other (a record written by another program:
+-- 1.5, -3, 1e400, which cjson reads as infinity) as the record spells it, so that it is shown as
+-- it is rather than as what '%d' makes of it.
+local function text_of(field, name, record)
   if type(field) == 'string' then
     return field
   end
   if type(field) == 'number' then
-    return string.format('%d', field)
+    if field >= 0 and field < 9007199254740992 and field == math.floor(field) then
+      return string.format('%d', field)
+    end
+    return string.match(record, '"' .. name .. '"%s*:%s*(-?[%d.eE+-]+)')
+      or string.format('%.17g', field)
   end
   return ''
 end
@@ -58,8 +66,10 @@ if owner['limit'] then
       local ok, holder = pcall(cjson.decode, record)
       if ok and type(holder) == 'table' and tonumber(holder['expiry_ms'])
           and tonumber(holder['expiry_ms']) > now_ms then
-        table.insert(holders, {text_of(holder['host']), text_of(holder['pid']),
-                               text_of(holder['fence']), time_text(holder['acquired_ms']),
+        table.insert(holders, {text_of(holder['host'], 'host', record),
+                               text_of(holder['pid'], 'pid', record),
+                               text_of(holder['fence'], 'fence', record),
+                               time_text(holder['acquired_ms']),
                                time_text(holder['expiry_ms']), time_text(holder['hold_until_ms']),
                                time_text(holder['ended_ms'])})
       end
