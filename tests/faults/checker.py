@@ -110,6 +110,28 @@ def allowed(section, contenders):
     return contenders.get(section.holder, {}).get("may_overlap", False)
 
 
+def overlap_reasons(stale, start, contenders, forever):
+    """Why STALE, a section the scenario allows to overlap a newer one from START (recorder
+    time), may not run on as it did: it was never told of the loss, or it outlived the bound that
+    the scenario's fault gives it. Empty if it did neither."""
+    contender = contenders.get(stale.holder, {})
+    reasons = []
+    if contender.get("status") != LOST:
+        reasons.append(f"{stale.holder}, the stale holder, exited {contender.get('status')}, "
+                       f"never told it lost the lock ({LOST})")
+    end = stale.end or forever
+    bound, until = contender.get("overlap_for"), contender.get("overlap_until")
+    if bound is None and until is None:
+        reasons.append(f"the scenario gave {stale.holder}'s overlap no bound")
+    if bound is not None and end - start > bound * 1e9:
+        reasons.append(f"it lasted {(end - start) / 1e9:.1f} s, longer than the {bound:.1f} s the "
+                       f"fault allows {stale.holder}")
+    if until is not None and end > until:
+        reasons.append(f"{stale.holder} ran on {(end - until) / 1e9:.1f} s past the end its fault "
+                       "allows")
+    return reasons
+
+
 def outnumbered(section, held, forever):
     """When SECTION, of a semaphore of N, was outnumbered at the resource: the first moment at
     which N sections with larger fences had each had an access accepted and had not ended; None if
@@ -122,28 +144,34 @@ def outnumbered(section, held, forever):
     return None
 
 
-def check_overlap(earlier, later, contenders, verdict):
-    """Counts one overlap of two sections, earlier beginning first, as explained or not."""
-    def allowed(section):
-        return contenders.get(section.holder, {}).get("may_overlap", False)
-
+def check_overlap(earlier, later, contenders, verdict, forever):
+    """Counts one overlap of two sections, earlier beginning first, as explained or not. It is
+    explained only by a fault that made the earlier holder stale: the later one has the larger
+    fence, the earlier one carries the scenario's allowance, was told of the loss, stopped within
+    the bound its fault gives, and the resource went over to the newer fence."""
     names = f"{earlier.holder} (fence {earlier.fence}) and {later.holder} (fence {later.fence})"
-    reason = None
-    if not (allowed(earlier) or allowed(later)):
-        reason = "no fault in this scenario allows it"
-    elif "classic" in (earlier.kind, later.kind):
-        reason = "a classic section has no fence to order it"
+    reasons = []
+    if "classic" in (earlier.kind, later.kind):
+        reasons.append("a classic section has no fence to order it")
     elif earlier.fence is None or later.fence is None or later.fence <= earlier.fence:
-        reason = "the later holder's fence is not larger"
-    else:
+        reasons.append("the later holder's fence is not larger")
+    if not allowed(earlier, contenders):
+        reasons.append(f"no fault in this scenario allows {earlier.holder}, the stale holder, "
+                       "to overlap")
+    if not reasons:
+        reasons += overlap_reasons(earlier, later.begin, contenders, forever)
+        stale_served = [t for t, ok in earlier.accesses if ok and t > later.begin]
         first = later.first_accepted()
-        if first is not None and any(t > first and ok for t, ok in earlier.accesses):
-            reason = "the stale holder's access was accepted after the newer holder's"
-    if reason is None:
-        verdict.explained += 1
-    else:
+        if stale_served and first is None:
+            reasons.append("the newer holder had no access accepted while the stale one's were: "
+                           "nothing at the resource ordered the two")
+        elif first is not None and any(t > first for t in stale_served):
+            reasons.append("the stale holder's access was accepted after the newer holder's")
+    if reasons:
         verdict.unexplained += 1
-        verdict.problems.append(f"unexplained overlap of {names}: {reason}")
+        verdict.problems.append(f"unexplained overlap of {names}: {'; '.join(reasons)}")
+    else:
+        verdict.explained += 1
 
 
 def check_semaphore(sections, contenders, verdict, forever):
@@ -170,11 +198,19 @@ def check_semaphore(sections, contenders, verdict, forever):
         names = ", ".join(f"{s.holder} (fence {s.fence})" for s in others + [newcomer])
         beyond = (f"unexplained overlap beyond the limit {newcomer.limit}: {len(others) + 1} "
                   f"semaphore sections at once, {names}: ")
-        stale = len(others) - newcomer.limit + 1  # at least this many of the others are stale
-        if not (allowed(newcomer, contenders)
-                or sum(allowed(s, contenders) for s in others) >= stale):
+        # At least this many are stale, and a fencing resource takes the smallest fences for them.
+        stale = sorted(others + [newcomer], key=lambda s: s.fence)[:len(others) - newcomer.limit + 1]
+        refused = [s.holder for s in stale if not allowed(s, contenders)]
+        if refused:
             verdict.unexplained += 1
-            verdict.problems.append(beyond + "no fault in this scenario allows it")
+            verdict.problems.append(beyond + "no fault in this scenario allows the stale "
+                                    f"sections (the smallest fences) to overlap: {', '.join(refused)}")
+            continue
+        reasons = [r for s in stale for r in overlap_reasons(s, newcomer.open_from, contenders,
+                                                             forever)]
+        if reasons:
+            verdict.unexplained += 1
+            verdict.problems.append(beyond + "; ".join(reasons))
             continue
         late = []
         for section in others + [newcomer]:
@@ -213,7 +249,7 @@ def check(events, contenders):
                 break  # sorted by their beginning: no later section overlaps earlier either
             if earlier.semaphore and later.semaphore:
                 continue  # judged below, by the limit
-            check_overlap(earlier, later, by_id, verdict)
+            check_overlap(earlier, later, by_id, verdict, forever)
     check_semaphore(sections, by_id, verdict, forever)
 
     fenced = [s for s in sections if s.kind == "redlockrun" and s.fence is not None]
