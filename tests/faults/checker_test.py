@@ -2,10 +2,14 @@
 """Self-tests of the checker: synthetic histories, good and bad. Each bad one must be flagged, so
 that a scenario's "no unexplained overlap" means something."""
 import os
+import shutil
 import sys
+import tempfile
 import unittest
+from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
 from checker import check  # noqa: E402
 from recorder import Resource  # noqa: E402
 
@@ -519,6 +523,65 @@ class SemaphoreTest(unittest.TestCase):
         h.section(12, 13, "y", 20)  # the shared counter goes from 1 to 2
         v = h.verdict()
         self.assertTrue(v.ok, v.problems)
+
+
+class RunTest(unittest.TestCase):
+    """What a run adds to the checker's verdict (harness.run_scenario): a run that confirmed no
+    fault, reached fewer sections than its scenario declares, or found Redis unavailable in every
+    contender fails. The runs start a recorder and, for the last, a stand-in for redlockrun."""
+
+    def setUp(self):
+        self.directory = tempfile.mkdtemp(prefix="redlockrun-run-test.")
+        self.binary = os.path.join(self.directory, "unavailable")
+        with open(self.binary, "w", encoding="utf-8") as out:
+            out.write("#!/bin/sh\nexit 69\n")
+        os.chmod(self.binary, 0o755)
+        self.environment = mock.patch.dict(os.environ, {"REDLOCKRUN": self.binary})
+        self.environment.start()
+
+    def tearDown(self):
+        self.environment.stop()
+        shutil.rmtree(self.directory)
+
+    def run_of(self, function, sections=(0, 0)):
+        spec = harness.Spec("self-test", "a self-test", function, 1, 1, 30, *sections)
+        verdict, _ = harness.run_scenario(spec, False, 0)
+        return verdict
+
+    def test_a_confirmed_fault_passes(self):
+        v = self.run_of(lambda s: s.confirm("the fault", lambda: True))
+        self.assertTrue(v.ok, v.problems)
+
+    def test_a_fault_that_cannot_be_confirmed_fails(self):
+        v = self.run_of(lambda s: s.confirm("the fault", lambda: False, timeout=0.1))
+        CheckerTest.assertFlags(self, v, "the fault could not be confirmed: the fault")
+
+    def test_a_run_that_confirms_no_fault_fails(self):
+        v = self.run_of(lambda s: None)
+        CheckerTest.assertFlags(self, v, "the scenario never confirmed that its fault happened")
+
+    def test_a_run_below_its_minimum_of_sections_fails(self):
+        v = self.run_of(lambda s: s.confirm("the fault", lambda: True), sections=(1, 5))
+        CheckerTest.assertFlags(self, v, "0 critical sections, fewer than the 1 this scenario "
+                                         "must reach")
+
+    def test_a_run_where_every_contender_found_redis_unavailable_fails(self):
+        def unavailable(s):
+            for _ in range(2):
+                s.wait_exit(s.redlockrun(url="redis://127.0.0.1:1", expect=(69,)))
+            s.confirm("the fault", lambda: True)
+        v = self.run_of(unavailable, sections=(1, 1))
+        CheckerTest.assertFlags(self, v, "every contender exited 69 (Redis unavailable): the run "
+                                         "tested nothing")
+
+    def test_a_scenario_must_declare_its_minimum_of_sections(self):
+        with self.assertRaises(TypeError):
+            harness.scenario("undeclared", "a promise")
+
+    def test_an_overlap_allowance_must_be_a_bound(self):
+        for allowance in (True, 0, -1, "yes"):
+            with self.assertRaises(TypeError):
+                harness.Contender(None, "redlockrun", "a", ["true"], (0,), allowance)
 
 
 class RecorderTest(unittest.TestCase):

@@ -199,6 +199,7 @@ class Redis:
         self.s.processes.append(self.process)
         self.admin = redis.Redis(unix_socket_path=self.sock, socket_timeout=5)
         self.s.wait_for(f"{self.name} to answer", self.answers, timeout=10)
+        self.run_id = self.admin.info("server")["run_id"]  # new at every start
 
     def answers(self):
         if not self.process.running():
@@ -211,15 +212,14 @@ class Redis:
     def restart(self, options=None):
         """SIGKILL, as a crash would, then a new server on the same port and socket: no data.
         Confirms that the old server is gone and a new one answers."""
-        before = self.admin.info("server")["run_id"]
+        before = self.run_id
         old = self.process
         old.kill()
         if os.path.exists(self.sock):
             os.unlink(self.sock)
         self.start(options)
         self.s.confirm(f"{self.name} restarted empty",
-                       lambda: old.popen.returncode is not None
-                       and self.admin.info("server")["run_id"] != before)
+                       lambda: old.popen.returncode is not None and self.run_id != before)
 
     def pause(self):
         """SIGSTOP, confirmed: the server is stopped."""
