@@ -6,15 +6,22 @@ A history is the recorder's events (recorder.py) and the contenders, each a dict
     kind        "redlockrun" or "classic"
     status      its exit status (128+N for signal N), None if it had to be killed at the end
     expect      the set of exit statuses the scenario allows it
-    may_overlap True if the scenario allows its section to overlap another (a paused holder, a
-                holder whose lock Redis forgot); the fence must then order the two
+    may_overlap True if the scenario allows its section to run on beside a newer holder's (a
+                paused holder, a holder whose lock Redis forgot); the fence must then order the two
+    overlap_for the longest, in seconds, it may run on beside the newer section (from that one's
+                beginning), or None
+    overlap_until the recorder time (monotonic ns) by which it must have ended if it overlaps, or
+                None; an allowed section needs one bound or both
     limit       its --limit: 1 (or absent) for an exclusive lock and for the classic client, N > 1
                 for one of a semaphore's N holders
 
 It reports, and fails on:
-- an overlap of two sections that no allowance explains: neither may overlap, or one is a classic
-  section (no fence can order it), or the later section's fence is not larger, or the earlier
-  holder had a write accepted after the later holder's first accepted write;
+- an overlap of two sections that no fault explains. It is explained only if both are redlockrun
+  sections (no fence can order a classic one), the later one's fence is larger, and the earlier,
+  stale one (the smaller fence) carries the allowance — the later one's says nothing about it —,
+  exited 76 (told of the loss), ended within its bounds, and the resource went over to the newer
+  fence: if the stale holder had an access accepted after the newer section began, the newer
+  holder had one accepted too, and the stale holder none after that;
 - fences of redlockrun sections that do not grow in the order the sections began;
 - a counter that lost an increment: every accepted write must be the previous accepted value + 1;
 - a section that never ended, a section of nobody the scenario started, a contender that exited 0
@@ -35,8 +42,9 @@ sections by their beginning (a holder granted first may start its command last),
   open over the later section, and that may make N + 1;
 - a section that begins while N or more sections of the semaphore are open (K of them) is an
   overlap beyond the limit: at least K - N + 1 of them hold a grant that is no longer valid. It is
-  explained only if the scenario allows it (the newcomer, or K - N + 1 of the others, may overlap)
-  and the fences bounded it at the resource: no section of them had a read or write accepted
+  explained only if the K - N + 1 with the smallest fences carry the allowance, exited 76 and
+  ended within their bounds (counted from the newcomer's opening), and the fences bounded it at
+  the resource: no section of them had a read or write accepted
   after it was outnumbered, that is, after N sections with larger fences had each had one
   accepted while none of those N had ended. For N = 1 this is the rule of exclusive overlaps.
   Fences cannot tell a resource which of N + 1 holders is stale, only which grant is the oldest:
