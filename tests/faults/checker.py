@@ -207,12 +207,13 @@ def check_semaphore(sections, contenders, verdict, forever):
         beyond = (f"unexplained overlap beyond the limit {newcomer.limit}: {len(others) + 1} "
                   f"semaphore sections at once, {names}: ")
         # At least this many are stale, and a fencing resource takes the smallest fences for them.
-        stale = sorted(others + [newcomer], key=lambda s: s.fence)[:len(others) - newcomer.limit + 1]
-        refused = [s.holder for s in stale if not allowed(s, contenders)]
+        by_fence = sorted(others + [newcomer], key=lambda s: s.fence)
+        stale = by_fence[:len(others) - newcomer.limit + 1]
+        refused = ", ".join(s.holder for s in stale if not allowed(s, contenders))
         if refused:
             verdict.unexplained += 1
             verdict.problems.append(beyond + "no fault in this scenario allows the stale "
-                                    f"sections (the smallest fences) to overlap: {', '.join(refused)}")
+                                    f"sections (the smallest fences) to overlap: {refused}")
             continue
         reasons = [r for s in stale for r in overlap_reasons(s, newcomer.open_from, contenders,
                                                              forever)]

@@ -299,7 +299,8 @@ def expect_soon_after(s, waiter, freed_at, what):
                              "lost on the way to it")
 
 
-@scenario("semaphore-other-limit-refused", runs=(2, 10), timeout=120, promise="""
+@scenario("semaphore-other-limit-refused", runs=(2, 10), sections=(4, 112), timeout=120,
+          promise="""
     While an exclusive run holds the key, --limit 2 waiters (-w 30s) and --limit 3 waiters queue
     in turn: A1, B1, B2, A2, B3, A3 (A: --limit 2, B: --limit 3). A1 takes a slot and runs on; each
     B, woken for the other slot, is refused (64) for its limit and passes the wake-up on, to the
@@ -331,6 +332,9 @@ def semaphore_other_limit_refused(s):
         expect_soon_after(s, waiters["A3"], end_of(s, waiters["A2"]), "A2's section ended")
         for name in ("B1", "B2", "B3", "A3"):
             s.wait_exit(waiters[name], timeout=10)
+        refused = [waiters[name] for name in ("B1", "B2", "B3")]
+        s.confirm("the --limit 3 waiters were refused for their limit (64, saying so)",
+                  lambda: all(b.status == 64 and "--limit" in b.log() for b in refused))
         s.fire(end)
         s.wait_exit(waiters["A1"], timeout=10)
         s.wait_exit(exclusive, timeout=10)
