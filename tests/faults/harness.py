@@ -218,7 +218,7 @@ class Redis:
         if os.path.exists(self.sock):
             os.unlink(self.sock)
         self.start(options)
-        self.s.confirm(f"{self.name} restarted empty",
+        self.s.confirm(f"{self.name} restarted: the old server gone, a new one answering",
                        lambda: old.popen.returncode is not None and self.run_id != before)
 
     def pause(self):
@@ -241,9 +241,9 @@ class Contender:
     """One redlockrun run, or one run of the classic client, whose command is a critical section."""
 
     def __init__(self, s, kind, ident, argv, expect, may_overlap, limit=1):
-        if isinstance(may_overlap, bool) and may_overlap or not (
-                may_overlap is False or isinstance(may_overlap, UntilResumed)
-                or isinstance(may_overlap, (int, float)) and may_overlap > 0):
+        seconds = isinstance(may_overlap, (int, float)) and not isinstance(may_overlap, bool)
+        if not (may_overlap is False or isinstance(may_overlap, UntilResumed)
+                or seconds and may_overlap > 0):
             raise TypeError(f"{ident}: may_overlap is False, the longest in seconds its section "
                             "may run on beside a newer holder (forgotten_lock()), or "
                             f"until_resumed(), not {may_overlap!r}")
@@ -599,8 +599,8 @@ def run_scenario(spec, long_mode, index, keep=False):
         s.teardown(keep=True)
     contenders = [c.record() for c in s.contenders]
     verdict = checker.check(s.read_events(), contenders)
-    if failed is not None:
-        verdict.problems.append(f"the scenario failed: {failed}")
+    if failed is not None:  # first: what follows from it (hung contenders...) comes after
+        verdict.problems.insert(0, f"the scenario failed: {failed}")
     elif not s.confirmed:
         verdict.problems.append("the scenario never confirmed that its fault happened")
     minimum = spec.minimum(long_mode)
