@@ -6,15 +6,22 @@ A history is the recorder's events (recorder.py) and the contenders, each a dict
     kind        "redlockrun" or "classic"
     status      its exit status (128+N for signal N), None if it had to be killed at the end
     expect      the set of exit statuses the scenario allows it
-    may_overlap True if the scenario allows its section to overlap another (a paused holder, a
-                holder whose lock Redis forgot); the fence must then order the two
+    may_overlap True if the scenario allows its section to run on beside a newer holder's (a
+                paused holder, a holder whose lock Redis forgot); the fence must then order the two
+    overlap_for the longest, in seconds, it may run on beside the newer section (from that one's
+                beginning), or None
+    overlap_until the recorder time (monotonic ns) by which it must have ended if it overlaps, or
+                None; an allowed section needs one bound or both
     limit       its --limit: 1 (or absent) for an exclusive lock and for the classic client, N > 1
                 for one of a semaphore's N holders
 
 It reports, and fails on:
-- an overlap of two sections that no allowance explains: neither may overlap, or one is a classic
-  section (no fence can order it), or the later section's fence is not larger, or the earlier
-  holder had a write accepted after the later holder's first accepted write;
+- an overlap of two sections that no fault explains. It is explained only if both are redlockrun
+  sections (no fence can order a classic one), the later one's fence is larger, and the earlier,
+  stale one (the smaller fence) carries the allowance — the later one's says nothing about it —,
+  exited 76 (told of the loss), ended within its bounds, and the resource went over to the newer
+  fence: if the stale holder had an access accepted after the newer section began, the newer
+  holder had one accepted too, and the stale holder none after that;
 - fences of redlockrun sections that do not grow in the order the sections began;
 - a counter that lost an increment: every accepted write must be the previous accepted value + 1;
 - a section that never ended, a section of nobody the scenario started, a contender that exited 0
@@ -35,8 +42,9 @@ sections by their beginning (a holder granted first may start its command last),
   open over the later section, and that may make N + 1;
 - a section that begins while N or more sections of the semaphore are open (K of them) is an
   overlap beyond the limit: at least K - N + 1 of them hold a grant that is no longer valid. It is
-  explained only if the scenario allows it (the newcomer, or K - N + 1 of the others, may overlap)
-  and the fences bounded it at the resource: no section of them had a read or write accepted
+  explained only if the K - N + 1 with the smallest fences carry the allowance, exited 76 and
+  ended within their bounds (counted from the newcomer's opening), and the fences bounded it at
+  the resource: no section of them had a read or write accepted
   after it was outnumbered, that is, after N sections with larger fences had each had one
   accepted while none of those N had ended. For N = 1 this is the rule of exclusive overlaps.
   Fences cannot tell a resource which of N + 1 holders is stale, only which grant is the oldest:
@@ -110,6 +118,28 @@ def allowed(section, contenders):
     return contenders.get(section.holder, {}).get("may_overlap", False)
 
 
+def overlap_reasons(stale, start, contenders, forever):
+    """Why STALE, a section the scenario allows to overlap a newer one from START (recorder
+    time), may not run on as it did: it was never told of the loss, or it outlived the bound that
+    the scenario's fault gives it. Empty if it did neither."""
+    contender = contenders.get(stale.holder, {})
+    reasons = []
+    if contender.get("status") != LOST:
+        reasons.append(f"{stale.holder}, the stale holder, exited {contender.get('status')}, "
+                       f"never told it lost the lock ({LOST})")
+    end = stale.end or forever
+    bound, until = contender.get("overlap_for"), contender.get("overlap_until")
+    if bound is None and until is None:
+        reasons.append(f"the scenario gave {stale.holder}'s overlap no bound")
+    if bound is not None and end - start > bound * 1e9:
+        reasons.append(f"it lasted {(end - start) / 1e9:.1f} s, longer than the {bound:.1f} s the "
+                       f"fault allows {stale.holder}")
+    if until is not None and end > until:
+        reasons.append(f"{stale.holder} ran on {(end - until) / 1e9:.1f} s past the end its fault "
+                       "allows")
+    return reasons
+
+
 def outnumbered(section, held, forever):
     """When SECTION, of a semaphore of N, was outnumbered at the resource: the first moment at
     which N sections with larger fences had each had an access accepted and had not ended; None if
@@ -122,28 +152,34 @@ def outnumbered(section, held, forever):
     return None
 
 
-def check_overlap(earlier, later, contenders, verdict):
-    """Counts one overlap of two sections, earlier beginning first, as explained or not."""
-    def allowed(section):
-        return contenders.get(section.holder, {}).get("may_overlap", False)
-
+def check_overlap(earlier, later, contenders, verdict, forever):
+    """Counts one overlap of two sections, earlier beginning first, as explained or not. It is
+    explained only by a fault that made the earlier holder stale: the later one has the larger
+    fence, the earlier one carries the scenario's allowance, was told of the loss, stopped within
+    the bound its fault gives, and the resource went over to the newer fence."""
     names = f"{earlier.holder} (fence {earlier.fence}) and {later.holder} (fence {later.fence})"
-    reason = None
-    if not (allowed(earlier) or allowed(later)):
-        reason = "no fault in this scenario allows it"
-    elif "classic" in (earlier.kind, later.kind):
-        reason = "a classic section has no fence to order it"
+    reasons = []
+    if "classic" in (earlier.kind, later.kind):
+        reasons.append("a classic section has no fence to order it")
     elif earlier.fence is None or later.fence is None or later.fence <= earlier.fence:
-        reason = "the later holder's fence is not larger"
-    else:
+        reasons.append("the later holder's fence is not larger")
+    if not allowed(earlier, contenders):
+        reasons.append(f"no fault in this scenario allows {earlier.holder}, the stale holder, "
+                       "to overlap")
+    if not reasons:
+        reasons += overlap_reasons(earlier, later.begin, contenders, forever)
+        stale_served = [t for t, ok in earlier.accesses if ok and t > later.begin]
         first = later.first_accepted()
-        if first is not None and any(t > first and ok for t, ok in earlier.accesses):
-            reason = "the stale holder's access was accepted after the newer holder's"
-    if reason is None:
-        verdict.explained += 1
-    else:
+        if stale_served and first is None:
+            reasons.append("the newer holder had no access accepted while the stale one's were: "
+                           "nothing at the resource ordered the two")
+        elif first is not None and any(t > first for t in stale_served):
+            reasons.append("the stale holder's access was accepted after the newer holder's")
+    if reasons:
         verdict.unexplained += 1
-        verdict.problems.append(f"unexplained overlap of {names}: {reason}")
+        verdict.problems.append(f"unexplained overlap of {names}: {'; '.join(reasons)}")
+    else:
+        verdict.explained += 1
 
 
 def check_semaphore(sections, contenders, verdict, forever):
@@ -170,11 +206,20 @@ def check_semaphore(sections, contenders, verdict, forever):
         names = ", ".join(f"{s.holder} (fence {s.fence})" for s in others + [newcomer])
         beyond = (f"unexplained overlap beyond the limit {newcomer.limit}: {len(others) + 1} "
                   f"semaphore sections at once, {names}: ")
-        stale = len(others) - newcomer.limit + 1  # at least this many of the others are stale
-        if not (allowed(newcomer, contenders)
-                or sum(allowed(s, contenders) for s in others) >= stale):
+        # At least this many are stale, and a fencing resource takes the smallest fences for them.
+        by_fence = sorted(others + [newcomer], key=lambda s: s.fence)
+        stale = by_fence[:len(others) - newcomer.limit + 1]
+        refused = ", ".join(s.holder for s in stale if not allowed(s, contenders))
+        if refused:
             verdict.unexplained += 1
-            verdict.problems.append(beyond + "no fault in this scenario allows it")
+            verdict.problems.append(beyond + "no fault in this scenario allows the stale "
+                                    f"sections (the smallest fences) to overlap: {refused}")
+            continue
+        reasons = [r for s in stale for r in overlap_reasons(s, newcomer.open_from, contenders,
+                                                             forever)]
+        if reasons:
+            verdict.unexplained += 1
+            verdict.problems.append(beyond + "; ".join(reasons))
             continue
         late = []
         for section in others + [newcomer]:
@@ -213,7 +258,7 @@ def check(events, contenders):
                 break  # sorted by their beginning: no later section overlaps earlier either
             if earlier.semaphore and later.semaphore:
                 continue  # judged below, by the limit
-            check_overlap(earlier, later, by_id, verdict)
+            check_overlap(earlier, later, by_id, verdict, forever)
     check_semaphore(sections, by_id, verdict, forever)
 
     fenced = [s for s in sections if s.kind == "redlockrun" and s.fence is not None]

@@ -2,10 +2,14 @@
 """Self-tests of the checker: synthetic histories, good and bad. Each bad one must be flagged, so
 that a scenario's "no unexplained overlap" means something."""
 import os
+import shutil
 import sys
+import tempfile
 import unittest
+from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
 from checker import check  # noqa: E402
 from recorder import Resource  # noqa: E402
 
@@ -22,9 +26,16 @@ class History:
         self.own = {}  # a semaphore holder's own counter
 
     def contender(self, holder, status=0, expect=(0,), may_overlap=False, kind="redlockrun",
-                  limit=1):
-        self.contenders.append({"id": holder, "kind": kind, "status": status,
-                                "expect": set(expect), "may_overlap": may_overlap, "limit": limit})
+                  limit=1, overlap_until=None):
+        """MAY_OVERLAP is False or the longest, in seconds, the holder's section may run on beside
+        a newer one; OVERLAP_UNTIL (seconds) is the time by which it must have ended instead."""
+        bound = 30 if may_overlap is True else may_overlap  # True: longer than any history here
+        self.contenders.append({
+            "id": holder, "kind": kind, "status": status, "expect": set(expect),
+            "may_overlap": bool(may_overlap) or overlap_until is not None,
+            "overlap_for": bound if may_overlap else None,
+            "overlap_until": None if overlap_until is None else int(overlap_until * 1e9),
+            "limit": limit})
 
     def begin(self, t, holder, fence, kind="redlockrun", limit=1):
         self.conns[holder] = (len(self.conns) + 1, kind, fence)
@@ -79,8 +90,9 @@ class History:
         self.end(stop, holder)
 
     def verdict(self):
-        self.events.sort(key=lambda e: e["t"])
-        return check(self.events, self.contenders)
+        """The checker's verdict; the times given in seconds are the recorder's nanoseconds."""
+        events = [dict(e, t=int(e["t"] * 1e9)) for e in sorted(self.events, key=lambda e: e["t"])]
+        return check(events, self.contenders)
 
 
 class CheckerTest(unittest.TestCase):
@@ -125,7 +137,7 @@ class CheckerTest(unittest.TestCase):
         h.section(5, 15, "b", 2)
         h.end(8, "a", abrupt=True)
         v = h.verdict()
-        self.assertFlags(v, "no fault in this scenario allows it")
+        self.assertFlags(v, "no fault in this scenario allows a, the stale holder, to overlap")
         self.assertEqual(v.lost, 1)
 
     def test_an_allowed_overlap_ordered_by_the_fence_passes(self):
@@ -141,6 +153,91 @@ class CheckerTest(unittest.TestCase):
         self.assertTrue(v.ok, v.problems)
         self.assertEqual((v.explained, v.unexplained, v.lost), (1, 0, 1))
 
+    def test_an_allowed_overlap_longer_than_its_fault_allows_fails(self):
+        # A TTL of 2 s, --kill-after 1s: a forgotten lock lets the stale holder run on for at most
+        # 0.67 s until its renewal, 1 s more until its command is killed, and the stop margin.
+        h = History()
+        h.contender("a", status=76, expect=(76,), may_overlap=2.7)
+        h.contender("b")
+        h.begin(0, "a", 1)
+        h.write(1, "a")
+        h.begin(5, "b", 2)
+        h.write(6, "b")
+        h.write(8, "a", value=1)  # stale: refused by the recorder
+        h.end(15, "a", abrupt=True)
+        h.end(16, "b")
+        v = h.verdict()
+        self.assertFlags(v, "unexplained overlap of a (fence 1) and b (fence 2): it lasted 10.0 s, "
+                            "longer than the 2.7 s the fault allows a")
+        self.assertEqual((v.explained, v.unexplained), (0, 1))
+
+    def test_an_allowance_on_the_later_section_does_not_explain_the_stale_one(self):
+        # The earlier holder, the smaller fence, was never told (it exits 0): its lock was split.
+        h = History()
+        h.contender("a")
+        h.contender("b", may_overlap=3)
+        h.begin(0, "a", 1)
+        h.write(1, "a")
+        h.begin(5, "b", 2)
+        h.write(5.5, "b")
+        h.write(5.8, "a", value=1)  # refused
+        h.end(6, "a")
+        h.end(8, "b")
+        v = h.verdict()
+        self.assertFlags(v, "unexplained overlap of a (fence 1) and b (fence 2): no fault in this "
+                            "scenario allows a")
+        self.assertEqual((v.explained, v.unexplained), (0, 1))
+
+    def test_an_overlap_the_resource_never_ordered_fails(self):
+        # The newer holder never had an access accepted while the stale one kept writing: nothing
+        # at the resource shows the fence ordering the two.
+        for newer_reads in (True, False):
+            h = History()
+            h.contender("a", status=76, expect=(76,), may_overlap=3)
+            h.contender("b")
+            h.begin(0, "a", 1)
+            h.write(1, "a")
+            h.begin(5, "b", 2)
+            if newer_reads:
+                h.read(5.2, "b", accepted=False)
+            h.write(6, "a", accepted=True)
+            h.write(7, "a", accepted=True)
+            h.end(7.5, "a", abrupt=True)
+            h.end(8, "b")
+            self.assertFlags(h.verdict(), "the newer holder had no access accepted while the "
+                                          "stale one's were")
+
+    def paused(self, status=76, resumed=None, ends=13):
+        """A paused holder that may overlap a newer one (from 5 to 15) until the time RESUMED
+        gives it (its resumption plus a margin; None: no bound given); it ends at ENDS."""
+        h = History()
+        h.contender("a", status=status, expect=(status,), may_overlap=False,
+                    overlap_until=resumed)
+        if resumed is None:
+            h.contenders[-1]["may_overlap"] = True
+        h.contender("b")
+        h.begin(0, "a", 1)
+        h.write(1, "a")
+        h.section(5, 15, "b", 2)
+        h.write(12, "a", value=1)  # stale: refused
+        h.end(ends, "a", abrupt=True)
+        return h.verdict()
+
+    def test_a_paused_holder_that_stops_shortly_after_it_resumes_passes(self):
+        v = self.paused(resumed=14)
+        self.assertTrue(v.ok, v.problems)
+        self.assertEqual((v.explained, v.unexplained), (1, 0))
+
+    def test_a_paused_holder_that_runs_on_after_its_bound_fails(self):
+        self.assertFlags(self.paused(resumed=11), "a ran on 2.0 s past the end its fault allows")
+
+    def test_an_allowed_overlap_without_a_bound_fails(self):
+        self.assertFlags(self.paused(), "the scenario gave a's overlap no bound")
+
+    def test_an_allowed_stale_holder_that_was_never_told_fails(self):
+        self.assertFlags(self.paused(status=0, resumed=14),
+                         "a, the stale holder, exited 0, never told it lost the lock (76)")
+
     def test_an_allowed_overlap_whose_stale_write_was_accepted_fails(self):
         h = History()
         h.contender("a", status=76, expect=(76,), may_overlap=True)
@@ -153,7 +250,7 @@ class CheckerTest(unittest.TestCase):
 
     def test_a_stale_read_accepted_after_the_newer_holders_read_fails(self):
         h = History()
-        h.contender("a", may_overlap=True)
+        h.contender("a", status=76, expect=(76,), may_overlap=True)
         h.contender("b")
         h.begin(0, "a", 1)
         h.begin(5, "b", 2)
@@ -284,7 +381,8 @@ class SemaphoreTest(unittest.TestCase):
         self.semaphore(h, [(0, 10), (1, 11), (2, 12), (3, 13)])
         v = h.verdict()
         self.assertFlags(v, "unexplained overlap beyond the limit 3: 4 semaphore sections at once")
-        self.assertFlags(v, "no fault in this scenario allows it")
+        self.assertFlags(v, "no fault in this scenario allows the stale sections (the smallest "
+                            "fences) to overlap: s0")
         self.assertEqual(v.unexplained, 1)
 
     def test_n_plus_two_with_one_stale_holder_fails(self):
@@ -297,7 +395,8 @@ class SemaphoreTest(unittest.TestCase):
         h.end(13, "stale", abrupt=True)
         self.assertFlags(h.verdict(), "4 semaphore sections at once, stale (fence 1), s0 (fence "
                                       "10), s1 (fence 11), s2 (fence 12): no fault in this "
-                                      "scenario allows it")
+                                      "scenario allows the stale sections (the smallest fences) "
+                                      "to overlap: s0")
 
     def test_a_section_beside_an_exclusive_one_fails(self):
         h = History()
@@ -383,7 +482,8 @@ class SemaphoreTest(unittest.TestCase):
 
     def test_an_allowed_overlap_with_the_fences_the_wrong_way_fails(self):
         self.assertFlags(self.stale_holder(stale_fence=50),
-                         "accepted an access of s0 after 2 sections with larger fences")
+                         "no fault in this scenario allows the stale sections (the smallest "
+                         "fences) to overlap: s0")
 
     def test_two_stale_holders_are_refused_as_the_newer_ones_come(self):
         # A forgotten semaphore: both holders are stale; the second stale holder may go on until
@@ -423,6 +523,65 @@ class SemaphoreTest(unittest.TestCase):
         h.section(12, 13, "y", 20)  # the shared counter goes from 1 to 2
         v = h.verdict()
         self.assertTrue(v.ok, v.problems)
+
+
+class RunTest(unittest.TestCase):
+    """What a run adds to the checker's verdict (harness.run_scenario): a run that confirmed no
+    fault, reached fewer sections than its scenario declares, or found Redis unavailable in every
+    contender fails. The runs start a recorder and, for the last, a stand-in for redlockrun."""
+
+    def setUp(self):
+        self.directory = tempfile.mkdtemp(prefix="redlockrun-run-test.")
+        self.binary = os.path.join(self.directory, "unavailable")
+        with open(self.binary, "w", encoding="utf-8") as out:
+            out.write("#!/bin/sh\nexit 69\n")
+        os.chmod(self.binary, 0o755)
+        self.environment = mock.patch.dict(os.environ, {"REDLOCKRUN": self.binary})
+        self.environment.start()
+
+    def tearDown(self):
+        self.environment.stop()
+        shutil.rmtree(self.directory)
+
+    def run_of(self, function, sections=(0, 0)):
+        spec = harness.Spec("self-test", "a self-test", function, 1, 1, 30, *sections)
+        verdict, _ = harness.run_scenario(spec, False, 0)
+        return verdict
+
+    def test_a_confirmed_fault_passes(self):
+        v = self.run_of(lambda s: s.confirm("the fault", lambda: True))
+        self.assertTrue(v.ok, v.problems)
+
+    def test_a_fault_that_cannot_be_confirmed_fails(self):
+        v = self.run_of(lambda s: s.confirm("the fault", lambda: False, timeout=0.1))
+        CheckerTest.assertFlags(self, v, "the fault could not be confirmed: the fault")
+
+    def test_a_run_that_confirms_no_fault_fails(self):
+        v = self.run_of(lambda s: None)
+        CheckerTest.assertFlags(self, v, "the scenario never confirmed that its fault happened")
+
+    def test_a_run_below_its_minimum_of_sections_fails(self):
+        v = self.run_of(lambda s: s.confirm("the fault", lambda: True), sections=(1, 5))
+        CheckerTest.assertFlags(self, v, "0 critical sections, fewer than the 1 this scenario "
+                                         "must reach")
+
+    def test_a_run_where_every_contender_found_redis_unavailable_fails(self):
+        def unavailable(s):
+            for _ in range(2):
+                s.wait_exit(s.redlockrun(url="redis://127.0.0.1:1", expect=(69,)))
+            s.confirm("the fault", lambda: True)
+        v = self.run_of(unavailable, sections=(1, 1))
+        CheckerTest.assertFlags(self, v, "every contender exited 69 (Redis unavailable): the run "
+                                         "tested nothing")
+
+    def test_a_scenario_must_declare_its_minimum_of_sections(self):
+        with self.assertRaises(TypeError):
+            harness.scenario("undeclared", "a promise")
+
+    def test_an_overlap_allowance_must_be_a_bound(self):
+        for allowance in (True, 0, -1, "yes"):
+            with self.assertRaises(TypeError):
+                harness.Contender(None, "redlockrun", "a", ["true"], (0,), allowance)
 
 
 class RecorderTest(unittest.TestCase):

@@ -10,9 +10,12 @@ import subprocess
 import tempfile
 import threading
 import time
+import traceback
 from dataclasses import dataclass
 
 import redis
+
+import checker
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYTHON = "/usr/bin/python3"
@@ -33,17 +36,56 @@ class Spec:
     short_runs: int
     long_runs: int
     timeout: float
+    short_sections: int
+    long_sections: int
+
+    def minimum(self, long_mode):
+        """The critical sections each run must reach."""
+        return self.long_sections if long_mode else self.short_sections
 
 
 SCENARIOS = []
 
 
-def scenario(name, promise, runs=(1, 10), timeout=90):
-    """Registers a scenario: runs is (short mode, long mode); timeout bounds one run, in seconds."""
+def scenario(name, promise, *, sections, runs=(1, 10), timeout=90):
+    """Registers a scenario: sections is the minimum number of critical sections each run must
+    reach (short mode, long mode), runs the number of runs (short mode, long mode); timeout bounds
+    one run, in seconds."""
+    short_sections, long_sections = sections
+    if not 0 <= short_sections <= long_sections:
+        raise ValueError(f"{name}: sections=(SHORT, LONG) is the minimum of critical sections a "
+                         "run must reach in each mode, with 0 <= SHORT <= LONG")
+
     def register(function):
-        SCENARIOS.append(Spec(name, " ".join(promise.split()), function, runs[0], runs[1], timeout))
+        SCENARIOS.append(Spec(name, " ".join(promise.split()), function, runs[0], runs[1], timeout,
+                              short_sections, long_sections))
         return function
     return register
+
+
+# How long a stopped command may take to end and its end to reach the recorder, on a loaded
+# machine: the slack in every bound on an allowed overlap.
+STOP_MARGIN = 1.0
+
+
+def forgotten_lock(ttl, kill_after):
+    """The longest (seconds) a holder whose lock Redis forgot may run on beside a newer holder:
+    its next renewal, at most TTL/3 later, finds the lock gone; its command gets SIGTERM then, and
+    SIGKILL KILL_AFTER later; plus STOP_MARGIN. TTL and KILL_AFTER in seconds, as passed to it."""
+    return ttl / 3 + kill_after + STOP_MARGIN
+
+
+@dataclass(frozen=True)
+class UntilResumed:
+    """may_overlap for a paused holder: its section may run on beside a newer one until WITHIN
+    seconds after the scenario continues it (Contender.continue_all())."""
+    within: float
+
+
+def until_resumed(kill_after):
+    """A paused holder notices the loss as soon as it runs again, and stops its command: SIGTERM,
+    SIGKILL KILL_AFTER (seconds, as passed to it) later; plus STOP_MARGIN."""
+    return UntilResumed(kill_after + STOP_MARGIN)
 
 
 def status_of(returncode):
@@ -67,6 +109,18 @@ def session_members(session):
         if int(fields[3]) == session and fields[0] != "Z":
             members.append(int(entry))
     return members
+
+
+def all_stopped(pids):
+    """Every one of PIDS that still runs is stopped (state T): a SIGSTOP has taken effect."""
+    states = []
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as stat:
+                states.append(stat.read().rsplit(")", 1)[1].split()[0])
+        except OSError:
+            continue  # it has exited
+    return bool(states) and all(state in "Tt" for state in states)
 
 
 def signal_session(session, sig):
@@ -145,6 +199,7 @@ class Redis:
         self.s.processes.append(self.process)
         self.admin = redis.Redis(unix_socket_path=self.sock, socket_timeout=5)
         self.s.wait_for(f"{self.name} to answer", self.answers, timeout=10)
+        self.run_id = self.admin.info("server")["run_id"]  # new at every start
 
     def answers(self):
         if not self.process.running():
@@ -155,14 +210,22 @@ class Redis:
             return False
 
     def restart(self, options=None):
-        """SIGKILL, as a crash would, then a new server on the same port and socket: no data."""
-        self.process.kill()
+        """SIGKILL, as a crash would, then a new server on the same port and socket: no data.
+        Confirms that the old server is gone and a new one answers."""
+        before = self.run_id
+        old = self.process
+        old.kill()
         if os.path.exists(self.sock):
             os.unlink(self.sock)
         self.start(options)
+        self.s.confirm(f"{self.name} restarted: the old server gone, a new one answering",
+                       lambda: old.popen.returncode is not None and self.run_id != before)
 
     def pause(self):
+        """SIGSTOP, confirmed: the server is stopped."""
         self.process.signal_all(signal.SIGSTOP)
+        self.s.confirm(f"{self.name} stopped", lambda: all_stopped(self.process.members()),
+                       timeout=5)
 
     def resume(self):
         self.process.signal_all(signal.SIGCONT)
@@ -178,8 +241,15 @@ class Contender:
     """One redlockrun run, or one run of the classic client, whose command is a critical section."""
 
     def __init__(self, s, kind, ident, argv, expect, may_overlap, limit=1):
+        seconds = isinstance(may_overlap, (int, float)) and not isinstance(may_overlap, bool)
+        if not (may_overlap is False or isinstance(may_overlap, UntilResumed)
+                or seconds and may_overlap > 0):
+            raise TypeError(f"{ident}: may_overlap is False, the longest in seconds its section "
+                            "may run on beside a newer holder (forgotten_lock()), or "
+                            f"until_resumed(), not {may_overlap!r}")
         self.s, self.kind, self.id = s, kind, ident
         self.expect, self.may_overlap, self.limit = set(expect), may_overlap, limit
+        self.overlap_until = None  # monotonic ns: the end of an UntilResumed allowance
         self.process = Process(argv, os.path.join(s.dir, "contenders", f"{ident}.log"),
                                env=s.env)
         self.status = None
@@ -224,19 +294,35 @@ class Contender:
                     pass
 
     def stop_all(self):
-        """Stops the contender and its command together, as a stalled machine would."""
+        """Stops the contender and its command together, as a stalled machine would, and confirms
+        that every process of it is stopped."""
         self.process.signal_all(signal.SIGSTOP)
+        self.s.confirm(f"{self.id} stopped (every process of it)",
+                       lambda: all_stopped(self.process.members()), timeout=5)
+
+    def stop(self):
+        """Stops redlockrun (or the classic client) alone, its command running on, and confirms
+        that it is stopped."""
+        pid = self.client_pid()
+        os.kill(pid, signal.SIGSTOP)
+        self.s.confirm(f"{self.id}'s client stopped", lambda: all_stopped([pid]), timeout=5)
 
     def continue_all(self):
         self.process.signal_all(signal.SIGCONT)
+        if isinstance(self.may_overlap, UntilResumed):
+            self.overlap_until = time.monotonic_ns() + int(self.may_overlap.within * 1e9)
 
     def log(self):
         with open(os.path.join(self.s.dir, "contenders", f"{self.id}.log"), errors="replace") as f:
             return f.read()
 
     def record(self):
+        """What the checker reads (checker.py says what each entry means)."""
+        bound = self.may_overlap
         return {"id": self.id, "kind": self.kind, "status": self.status, "expect": self.expect,
-                "may_overlap": self.may_overlap, "limit": self.limit}
+                "may_overlap": bound is not False,
+                "overlap_for": None if isinstance(bound, (bool, UntilResumed)) else bound,
+                "overlap_until": self.overlap_until, "limit": self.limit}
 
 
 class Scenario:
@@ -269,6 +355,7 @@ class Scenario:
         self.processes.append(self.recorder)
         self.wait_for("the recorder", lambda: os.path.exists(self.recorder_sock), timeout=10)
         self.events, self.events_read = [], 0
+        self.confirmed = []  # the faults the run confirmed (confirm())
 
     # --- servers and contenders -----------------------------------------------------------------
 
@@ -396,6 +483,27 @@ class Scenario:
     def sleep(self, seconds):
         time.sleep(seconds)
 
+    def confirm(self, fault, condition, timeout=0):
+        """Asserts that the scenario's FAULT happened (condition() is true, within TIMEOUT
+        seconds): the run fails, saying so, if it cannot be confirmed. Every run must confirm at
+        least one."""
+        give_up = time.monotonic() + timeout
+        while not condition():
+            if time.monotonic() >= give_up:
+                raise ScenarioFailed(f"the fault could not be confirmed: {fault}")
+            time.sleep(0.02)
+        self.confirmed.append(fault)
+
+    def commandstats(self, server):
+        """SERVER's INFO commandstats and errorstats: {"cmdstat_eval": {"calls": N, ...},
+        "errorstat_NOSCRIPT": {"count": N}, ...}."""
+        stats = server.admin.info("commandstats")
+        for name, value in server.admin.info("errorstats").items():
+            # redis-py leaves a lone "count=N" unparsed
+            stats[name] = value if isinstance(value, dict) else {
+                "count": int(str(value).partition("count=")[2] or 0)}
+        return stats
+
     # --- the end --------------------------------------------------------------------------------
 
     def finish(self, timeout=60):
@@ -437,3 +545,73 @@ class Load:
             thread.join(max(0.0, give_up - time.monotonic()))
             if thread.is_alive():
                 raise ScenarioFailed("the load did not finish in time")
+
+
+def begin_of(s, contender):
+    """The recorder's BEGIN event of CONTENDER's section."""
+    return next(e for e in s.read_events() if e["ev"] == "begin" and e["holder"] == contender.id)
+
+
+def first_begun(s, contenders):
+    """The first of CONTENDERS whose section has begun, or None."""
+    begun = [c for c in contenders if s.began(c)]
+    return min(begun, key=lambda c: begin_of(s, c)["t"]) if begun else None
+
+
+def expect_after_expiry(s, waiter, record, whose):
+    """Fails the run if WAITER's section began before RECORD (WHOSE lock or semaphore slot, with
+    its "expiry_ms") expired by the server's clock: a lock freed early. The server and the
+    section read the same machine's wall clock. A missing record fails too: nothing was checked."""
+    if record is None:
+        raise ScenarioFailed(f"{whose}'s record was gone before its expiry: nothing to check "
+                             f"{waiter.id if waiter else 'the waiter'}'s beginning against")
+    if waiter is None:
+        raise ScenarioFailed(f"no waiter began after {whose}'s expiry")
+    began_ms = begin_of(s, waiter)["wall_ns"] / 1e6
+    if began_ms < record["expiry_ms"]:
+        raise ScenarioFailed(f"{waiter.id} began {record['expiry_ms'] - began_ms:.0f} ms before "
+                             f"{whose}'s lock expired")
+
+
+UNAVAILABLE = 69
+
+
+def run_scenario(spec, long_mode, index, keep=False):
+    """One run of SPEC: the scenario, its teardown, and the checker's verdict on its history, to
+    which it adds what only the run can tell: the scenario failed, confirmed no fault, reached
+    fewer critical sections than it must, or every contender found Redis unavailable. Returns
+    (verdict, contenders); KEEP leaves a failed run's directory in place."""
+    s = Scenario(spec, long_mode, index)
+    failed = None
+    try:
+        spec.function(s)
+        s.finish()
+    except ScenarioFailed as error:
+        failed = str(error)
+    except KeyboardInterrupt:
+        s.teardown()
+        raise
+    except Exception:  # a bug in the scenario: shown whole, and the run fails
+        failed = traceback.format_exc()
+    finally:
+        if failed is not None:
+            s.finish(timeout=0)
+        s.teardown(keep=True)
+    contenders = [c.record() for c in s.contenders]
+    verdict = checker.check(s.read_events(), contenders)
+    if failed is not None:  # first: what follows from it (hung contenders...) comes after
+        verdict.problems.insert(0, f"the scenario failed: {failed}")
+    elif not s.confirmed:
+        verdict.problems.append("the scenario never confirmed that its fault happened")
+    minimum = spec.minimum(long_mode)
+    if verdict.sections < minimum:
+        verdict.problems.append(f"{verdict.sections} critical sections, fewer than the {minimum} "
+                                "this scenario must reach")
+    if minimum and contenders and all(c["status"] == UNAVAILABLE for c in contenders):
+        verdict.problems.append(f"every contender exited {UNAVAILABLE} (Redis unavailable): the "
+                                "run tested nothing")
+    if verdict.ok or not keep:
+        shutil.rmtree(s.dir, ignore_errors=True)
+    else:
+        verdict.problems.append(f"kept in {s.dir}")
+    return verdict, contenders

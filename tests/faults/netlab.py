@@ -7,6 +7,7 @@ removed at teardown, at exit, or by the next run if this one was killed.
     lab.partition()                   # drop both ways; heal() undoes any fault
     lab.partition(direction="replies")   # or "requests": a one-way partition
     lab.loss(5)                       # drop 5 % of packets each way, at random
+    lab.dropped()                     # {"requests": N, "replies": N}: packets the faults dropped
 
 Only private addresses (10.231.0.0/30) inside the two namespaces are used: the root namespace and
 its interfaces are never touched. Run as a script, it tests itself.
@@ -81,6 +82,7 @@ class Lab:
             raise NeedsRoot(problem)
         remove_stale()
         base = f"{PREFIX}-{os.getpid()}-{next(_counter)}"
+        self.dropped_before = {"requests": 0, "replies": 0}  # by rules that heal() removed
         self.server_ns, self.client_ns = f"{base}-s", f"{base}-c"
         _live.add(self)
         try:
@@ -113,17 +115,32 @@ class Lab:
 
     def heal(self):
         """Removes every fault: packets flow both ways again."""
+        self.dropped_before = self.dropped()
         for chain in ("input", "output"):
             self.nft(f"flush chain inet {TABLE} {chain}")
+
+    def dropped(self):
+        """How many packets the faults have dropped so far, each way: the client's "requests"
+        (output chain) and the server's "replies" (input chain), from the rules' counters."""
+        counts = dict(self.dropped_before)
+        chain = None
+        for line in self.rules().splitlines():
+            words = line.split()
+            if words[:1] == ["chain"]:
+                chain = words[1]
+            elif "counter" in words and words[-1] == "drop":
+                packets = int(words[words.index("packets") + 1])
+                counts["requests" if chain == "output" else "replies"] += packets
+        return counts
 
     def partition(self, direction="both"):
         """Drops the server's packets: "both" ways, only its "replies" (the client's requests still
         arrive), or only the client's "requests" (nothing arrives, so nothing is answered)."""
         self.heal()
         if direction in ("both", "requests"):
-            self.nft(f"add rule inet {TABLE} output ip daddr {SERVER_ADDRESS} drop")
+            self.nft(f"add rule inet {TABLE} output ip daddr {SERVER_ADDRESS} counter drop")
         if direction in ("both", "replies"):
-            self.nft(f"add rule inet {TABLE} input ip saddr {SERVER_ADDRESS} drop")
+            self.nft(f"add rule inet {TABLE} input ip saddr {SERVER_ADDRESS} counter drop")
 
     def loss(self, percent):
         """Drops PERCENT % of the packets each way, each packet on its own chance."""
@@ -133,9 +150,9 @@ class Lab:
         if percent <= 0:
             return None
         self.nft(f"add rule inet {TABLE} output ip daddr {SERVER_ADDRESS} "
-                 f"numgen random mod 100 < {int(percent)} drop")
+                 f"numgen random mod 100 < {int(percent)} counter drop")
         self.nft(f"add rule inet {TABLE} input ip saddr {SERVER_ADDRESS} "
-                 f"numgen random mod 100 < {int(percent)} drop")
+                 f"numgen random mod 100 < {int(percent)} counter drop")
 
     def rules(self):
         return run("ip", "netns", "exec", self.client_ns, "nft", "list", "table", "inet",
@@ -173,10 +190,15 @@ def self_test():
         checks = [("connected", reaches(), True)]
         lab.partition()
         checks.append(("partitioned", reaches(), False))
+        checks.append(("requests dropped, counted", lab.dropped()["requests"] > 0, True))
         lab.heal()
         checks.append(("healed", reaches(), True))
+        counted = lab.dropped()
+        checks.append(("counted across a heal", reaches() and lab.dropped() == counted, True))
         lab.partition(direction="replies")
         checks.append(("replies dropped", reaches(), False))
+        checks.append(("replies dropped, counted", lab.dropped()["replies"] > counted["replies"],
+                       True))
         lab.partition(direction="requests")
         checks.append(("requests dropped", reaches(), False))
         lab.loss(100)
@@ -184,7 +206,7 @@ def self_test():
         lab.loss(0)
         checks.append(("none lost", reaches(), True))
         lab.loss(5)
-        checks.append(("5 % lost", lab.rules().count("numgen random mod 100 < 5 drop"), 2))
+        checks.append(("5 % lost", lab.rules().count("numgen random mod 100 < 5 counter"), 2))
     finally:
         lab.kill()
     gone = all(ns not in run("ip", "netns", "list").stdout for ns in (lab.server_ns, lab.client_ns))

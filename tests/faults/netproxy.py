@@ -13,10 +13,13 @@
     silent                    accept connections and never answer (UPSTREAM_PORT is not used)
 
 Once listening it writes its port to READY_FILE, and a line per reset it made to READY_FILE.resets.
+READY_FILE.stats holds what it did so far, as JSON: "connections" accepted, and for delay the
+"chunks" it delayed each way ("requests", "replies") and their "delay_ms" in all.
 The scripts are recognised by their SHA1, computed from src/lock/scripts as the build does.
 """
 import asyncio
 import hashlib
+import json
 import os
 import random
 import socket
@@ -122,12 +125,25 @@ class Proxy:
         self.shas = script_shas()
         self.calls_left = int(args[2]) if mode == "reset" and len(args) > 2 else 1
         self.frozen = set()  # connections whose replies are no longer passed on
+        self.stats = {"connections": 0, "chunks": {"requests": 0, "replies": 0}, "delay_ms": 0.0}
+
+    def count(self, connections=0, way=None, delay_ms=0.0):
+        """Adds to the statistics and rewrites READY_FILE.stats (whole, so a reader never sees a
+        half-written file)."""
+        self.stats["connections"] += connections
+        if way is not None:
+            self.stats["chunks"][way] += 1
+            self.stats["delay_ms"] += delay_ms
+        with open(self.ready + ".stats.tmp", "w", encoding="utf-8") as out:
+            json.dump(self.stats, out)
+        os.replace(self.ready + ".stats.tmp", self.ready + ".stats")
 
     def note(self, line):
         with open(self.ready + ".resets", "a", encoding="utf-8") as out:
             out.write(line + "\n")
 
     async def serve(self, client_reader, client_writer):
+        self.count(connections=1)
         if self.mode == "silent":
             await asyncio.sleep(3600)
             return
@@ -140,8 +156,9 @@ class Proxy:
         pair = (client_writer, server_writer)
         if self.mode == "delay":
             mean, jitter = int(self.args[0]) / 1000, int(self.args[1]) / 1000
-            await asyncio.gather(self.delayed(client_reader, server_writer, mean, jitter, pair),
-                                 self.delayed(server_reader, client_writer, mean, jitter, pair))
+            await asyncio.gather(
+                self.delayed(client_reader, server_writer, mean, jitter, pair, "requests"),
+                self.delayed(server_reader, client_writer, mean, jitter, pair, "replies"))
         else:
             await asyncio.gather(self.watched(client_reader, server_writer, pair),
                                  self.replies(server_reader, client_writer, pair))
@@ -187,20 +204,22 @@ class Proxy:
             pass
         self.close(pair)
 
-    async def delayed(self, reader, writer, mean, jitter, pair):
-        """Forwards each chunk MEAN ± JITTER late, never before the chunk ahead of it."""
+    async def delayed(self, reader, writer, mean, jitter, pair, way):
+        """Forwards each chunk MEAN ± JITTER late, never before the chunk ahead of it; counts it
+        as WAY ("requests" or "replies") with the delay it had."""
         queue = asyncio.Queue()
         loop = asyncio.get_running_loop()
 
         async def send():
             while (item := await queue.get()) is not None:
-                due, data = item
+                received, due, data = item
                 await asyncio.sleep(max(0.0, due - loop.time()))
                 try:
                     writer.write(data)
                     await writer.drain()
                 except OSError:
                     break
+                self.count(way=way, delay_ms=(loop.time() - received) * 1000)
             self.close(pair)
 
         sender = asyncio.create_task(send())
@@ -208,7 +227,7 @@ class Proxy:
         try:
             while data := await reader.read(65536):
                 last = max(last, loop.time() + random.uniform(mean - jitter, mean + jitter))
-                queue.put_nowait((last, data))
+                queue.put_nowait((loop.time(), last, data))
         except OSError:
             pass
         queue.put_nowait(None)

@@ -1,24 +1,35 @@
 """Faults of the clients: paused, killed, short of resources, with a wrong clock."""
+import os
 import signal
 
-from harness import ScenarioFailed, scenario
+from harness import ScenarioFailed, expect_after_expiry, first_begun, scenario, until_resumed
+
+KILL_AFTER = 1  # --kill-after of a paused holder: how long its command may run on once it resumes
 
 
 def pause_a_holder(s, r, whole):
     """Stops a holder past its TTL (WHOLE: redlockrun and its command, as a stalled machine; else
-    redlockrun alone, its command running on) until a waiter has taken over and written; then the
-    stale command writes once more before redlockrun continues and notices."""
+    redlockrun alone, its command running on) until a waiter has taken over, no earlier than the
+    paused lock's expiry, and written; then the stale command writes once more before redlockrun
+    continues and notices."""
     holder = s.redlockrun(r, name="holder", ttl="2s", until="holder-may-end", expect=(76,),
-                          may_overlap=True)
+                          options=["--kill-after", f"{KILL_AFTER}s"],
+                          may_overlap=until_resumed(KILL_AFTER))
     s.wait_for("the holder's section", lambda: s.began(holder))
     waiters = [s.redlockrun(r, name="waiter", ttl="2s", steps=3) for _ in range(2)]
     s.wait_for("the waiters to block", lambda: r.blocked_clients() == 2)
+    pid = holder.client_pid()
     if whole:
         holder.stop_all()
     else:
-        holder.signal(signal.SIGSTOP)
+        holder.stop()
+    s.sleep(0.2)  # a renewal sent just before the stop has run
+    if owner_pid(s, r) != pid:
+        raise ScenarioFailed(f"the lock's owner record does not name the paused holder ({pid})")
+    record = {"expiry_ms": int(r.call("GET", s.key))}  # the lock's expiry, by the server's clock
     s.wait_for("a waiter's first write",
                lambda: any(e["accepted"] for w in waiters for e in s.writes_of(w)), timeout=15)
+    expect_after_expiry(s, first_begun(s, waiters), record, holder.id)
     # Of all the orders in which a stalled machine's processes run again, the one that tests the
     # fence: the stale command writes before redlockrun can stop it.
     stale_writes = len(s.writes_of(holder))
@@ -29,7 +40,7 @@ def pause_a_holder(s, r, whole):
     s.fire("holder-may-end")
 
 
-@scenario("holder-paused", runs=(1, 10), promise="""
+@scenario("holder-paused", runs=(1, 10), sections=(3, 153), promise="""
     A holder (redlockrun and its command together, as a stalled machine) is stopped with SIGSTOP
     for longer than its TTL, while waiters wait; a waiter takes the expired lock and writes; the
     holder is continued. Promise: the overlap is allowed, but the fence orders it: the recorder
@@ -44,7 +55,7 @@ def holder_paused(s):
         s.load(lambda: s.redlockrun(r, ttl="2s"), workers=3, sections=25).join()
 
 
-@scenario("holder-redlockrun-paused", runs=(1, 10), promise="""
+@scenario("holder-redlockrun-paused", runs=(1, 10), sections=(3, 78), promise="""
     redlockrun alone is stopped with SIGSTOP past its TTL while its command runs on, unrenewed; a
     waiter takes the expired lock. Promise: the overlap is allowed (nothing running can stop the
     command), but the fence orders it: the stale command's writes are refused; redlockrun, once
@@ -54,6 +65,12 @@ def holder_redlockrun_paused(s):
     pause_a_holder(s, r, whole=False)
     if s.long:
         s.load(lambda: s.redlockrun(r, ttl="2s"), workers=3, sections=25).join()
+
+
+def confirm_killed(s, contender):
+    """The SIGKILL took: the contender exited, and nothing of it (its command included) runs."""
+    s.confirm(f"{contender.id} killed, its command with it",
+              lambda: contender.finished() and not contender.process.members(), timeout=10)
 
 
 def owner_pid(s, r):
@@ -99,13 +116,14 @@ def random_pauses(s, r, pauses, longest):
                 else:
                     victim.stop_all()
             except ScenarioFailed:
-                continue  # it ended meanwhile
+                victim.continue_all()  # it ended meanwhile, or some of it did
+                continue
             s.sleep(random.uniform(0.02, longest))
             victim.continue_all()
         s.sleep(random.uniform(0.0, 0.2))
 
 
-@scenario("waiter-paused", runs=(1, 10), timeout=180, promise="""
+@scenario("waiter-paused", runs=(1, 10), sections=(36, 172), timeout=180, promise="""
     A waiter is stopped with SIGSTOP at points of the handoff: while it blocks (continued before
     the release, or after); once the release has granted it the lock and the reply waits unread,
     for a third of the TTL (it renews before starting) and for longer than the TTL (the grant
@@ -124,7 +142,7 @@ def waiter_paused(s):
     s.expect_free(r)
 
 
-@scenario("redlockrun-killed", runs=(1, 10), promise="""
+@scenario("redlockrun-killed", runs=(1, 10), sections=(5, 5), promise="""
     redlockrun is killed with SIGKILL: a holder while its command runs (the command must die with
     it, through PR_SET_PDEATHSIG, and the lock expires after its TTL), a waiter while it blocks,
     and a waiter the release has just granted the lock to (the grant expires unused). Promise: no
@@ -140,6 +158,8 @@ def redlockrun_killed(s):
     s.wait_for("the waiters to block", lambda: r.blocked_clients() == 3)
     blocked.signal(signal.SIGKILL)
     holder.signal(signal.SIGKILL)
+    confirm_killed(s, blocked)
+    confirm_killed(s, holder)
     for waiter in waiters:
         s.wait_exit(waiter, timeout=20)
 
@@ -154,11 +174,12 @@ def redlockrun_killed(s):
     s.wait_for("the grant to the stopped waiter", lambda: owner_pid(s, r) == granted.client_pid())
     granted.signal(signal.SIGKILL)
     granted.continue_all()
+    confirm_killed(s, granted)
     s.wait_exit(last, timeout=20)
     s.expect_free(r)
 
 
-@scenario("clock-skew", runs=(1, 10), promise="""
+@scenario("clock-skew", runs=(1, 10), sections=(26, 156), promise="""
     Contenders whose wall clock is hours off (libfaketime: +5 h and -3 h with the monotonic clock
     left alone, and +5 h applied to the monotonic clock too) hold, renew, wait and hand over
     among contenders with a true clock. The test checks that libfaketime is loaded into
@@ -177,12 +198,11 @@ def clock_skew(s):
         holder = s.redlockrun(r, name=name, prefix=prefix, ttl="1500ms", until=f"end-{name}")
         s.wait_for(f"{name}'s section", lambda: s.began(holder))
         maps = open(f"/proc/{holder.client_pid()}/maps").read()
-        if "libfaketime" not in maps:
-            raise ScenarioFailed(f"libfaketime is not loaded into redlockrun ({name})")
+        s.confirm(f"libfaketime is loaded into redlockrun ({name})", lambda: "libfaketime" in maps)
         begin = next(e for e in s.read_events() if e["ev"] == "begin" and e["holder"] == holder.id)
         seen = begin["wall_ns"] / 1e9 - time.time()
-        if abs(seen - offset) > 600:
-            raise ScenarioFailed(f"{name}: the command's clock is {seen:.0f} s off, not {offset}")
+        s.confirm(f"{name}: the command's clock is {offset} s off (it is {seen:.0f} s off)",
+                  lambda: abs(seen - offset) <= 600)
         holders.append(holder)
         s.redlockrun(r, name="true-clock", ttl="1500ms")
         s.sleep(2)  # several renewals, with a waiter blocked
@@ -201,7 +221,7 @@ def clock_skew(s):
 LIFT_MEMORY_LIMIT = ["/bin/sh", "-c", 'ulimit -S -v unlimited && exec "$@"', "sh"]
 
 
-@scenario("open-files-limit", runs=(1, 10), promise="""
+@scenario("open-files-limit", runs=(1, 10), sections=(14, 92), promise="""
     Contenders run with `ulimit -n` small: 6 descriptors (enough: standard input, output, error,
     the signal pipe and the connection), 5 (no room for the connection) and 4 (no room for the
     signal pipe), among contenders without a limit. Promise: with 6, no difference (exit 0,
@@ -212,6 +232,10 @@ def open_files_limit(s):
     holder = s.redlockrun(r, name="six", prefix=["prlimit", "--nofile=6"], ttl="1500ms",
                           until="end")
     s.wait_for("the holder's section", lambda: s.began(holder))
+    limits = open(f"/proc/{holder.client_pid()}/limits").read()
+    s.confirm("redlockrun runs with 6 descriptors (/proc/PID/limits)",
+              lambda: any(line.startswith("Max open files") and line.split()[3:5] == ["6", "6"]
+                          for line in limits.splitlines()))
     waiter = s.redlockrun(r, name="six", prefix=["prlimit", "--nofile=6"], ttl="1500ms")
     s.wait_for("a waiter to block", lambda: r.blocked_clients() == 1)
     for limit in (5, 4):
@@ -231,7 +255,16 @@ def open_files_limit(s):
     s.expect_free(r)
 
 
-@scenario("memory-limit", runs=(1, 5), promise="""
+# What a run that exits with each status under a memory limit must have said: redlockrun's own
+# message; the dynamic loader's; the C++ runtime's when it cannot allocate the exception.
+OUT_OF_MEMORY_SAYS = {
+    71: "redlockrun: out of memory",
+    127: "error while loading shared libraries",
+    134: "terminate",
+}
+
+
+@scenario("memory-limit", runs=(1, 5), sections=(15, 45), promise="""
     redlockrun runs under `ulimit -v` limits raised step by step from too small for the dynamic
     loader to map the C library until it runs, among contenders without a limit. Promise: whatever
     the limit, nothing stays locked and nothing overlaps. Every run ends with 0 (it ran), 71 (out
@@ -251,20 +284,27 @@ def memory_limit(s):
         if limit > 64_000_000:
             raise ScenarioFailed(f"no run succeeded with up to 64 MB (statuses: {statuses[-5:]}); "
                                  "a sanitizer build cannot run under ulimit -v")
-        expect = {0, 71, 127, 134}
-        if all(status == 139 for status in statuses):
-            expect.add(139)  # the kernel could not even map the program: SIGSEGV during exec
+        # Each status is allowed only below every limit at which redlockrun got further: once
+        # its own code ran (71, 0), the loader and the runtime have had enough; once they had
+        # (127, 134), so had the kernel.
+        expect = {0, 71}
+        if not {0, 71} & set(statuses):
+            expect |= {127, 134}
+            if all(status == 139 for status in statuses):
+                expect.add(139)  # the kernel could not even map the program: SIGSEGV during exec
         c = s.redlockrun(r, name=f"as{limit // 1000}k-", prefix=["prlimit", f"--as={limit}:unlimited"],
                          wrap=LIFT_MEMORY_LIMIT, expect=expect)
         status = s.wait_exit(c)
         statuses.append(status)
-        if status == 71 and "redlockrun: out of memory" not in c.log():
-            raise ScenarioFailed(f"{c.id} exited 71 without saying why: {c.log()}")
+        said = OUT_OF_MEMORY_SAYS.get(status)
+        if said and said not in c.log():
+            raise ScenarioFailed(f"{c.id} exited {status} without {said!r} on its standard error: "
+                                 f"{c.log()}")
         if owner_pid(s, r) == c.process.pid:  # prlimit execs redlockrun: the same pid
             raise ScenarioFailed(f"{c.id} exited {status} and left the lock held: {c.log()}")
         limit += step
-    if statuses[0] == 0:
-        raise ScenarioFailed("the smallest limit was enough: the scan tested nothing")
+    s.confirm(f"the smallest limit was too small for redlockrun (statuses {statuses[:3]}...)",
+              lambda: statuses[0] != 0)
     load.join()
     s.expect_free(r)
 
@@ -277,7 +317,7 @@ CLOSE = {
 }
 
 
-@scenario("closed-stdio", runs=(1, 10), promise="""
+@scenario("closed-stdio", runs=(1, 10), sections=(25, 155), promise="""
     redlockrun is started with standard input, output or error closed, or all three, among
     contenders with them open, holding, renewing, waiting and handing over. Promise: no
     difference: no overlap, no lost lock, every run exits 0.""")
@@ -289,6 +329,10 @@ def closed_stdio(s):
 
     holder = s.redlockrun(r, name="all", prefix=closing("all"), ttl="1500ms", until="end")
     s.wait_for("the holder's section", lambda: s.began(holder))
+    # redlockrun opens /dev/null onto a closed standard descriptor: the harness gave it a log.
+    outputs = [os.readlink(f"/proc/{holder.client_pid()}/fd/{fd}") for fd in (1, 2)]
+    s.confirm(f"redlockrun started with output and error closed (they are {outputs})",
+              lambda: outputs == ["/dev/null", "/dev/null"])
     waiters = [s.redlockrun(r, name=what, prefix=closing(what), ttl="1500ms") for what in CLOSE]
     s.wait_for("the waiters to block", lambda: r.blocked_clients() == len(CLOSE))
     s.sleep(1.5)  # renewals

@@ -2,6 +2,7 @@
 loss made with nftables between two network namespaces (netlab.py), latency, resets at a chosen
 lock call and a server that never answers made by a proxy on loopback (netproxy.py). The scenarios
 that use namespaces need root: without it they fail, saying so."""
+import json
 import os
 import time
 
@@ -9,6 +10,7 @@ import netlab
 from harness import PYTHON, HERE, Process, ScenarioFailed, scenario
 
 NETPROXY = os.path.join(HERE, "netproxy.py")
+STATS = {}  # a proxy's URL -> the file of its statistics
 
 
 def make_lab(s):
@@ -37,7 +39,26 @@ def start_proxy(s, r, mode, *args):
     s.wait_for("the proxy", lambda: os.path.exists(ready), timeout=10)
     with open(ready, encoding="utf-8") as f:
         port = f.read().strip()
-    return f"redis://127.0.0.1:{port}", ready + ".resets"
+    url = f"redis://127.0.0.1:{port}"
+    STATS[url] = ready + ".stats"
+    return url, ready + ".resets"
+
+
+def proxy_stats(url):
+    """What the proxy at URL did so far (netproxy.py): connections, chunks each way, delay_ms."""
+    try:
+        with open(STATS[url], encoding="utf-8") as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return {"connections": 0, "chunks": {"requests": 0, "replies": 0}, "delay_ms": 0.0}
+
+
+def confirm_dropped(s, lab, each=False):
+    """The nftables rules dropped packets (the fault happened): EACH way, for a random loss; for
+    a partition, either way (a request dropped is never answered)."""
+    dropped = lab.dropped()
+    s.confirm(f"packets dropped, {'each way' if each else 'either way'} (nft counters: "
+              f"{dropped})", lambda: (min if each else max)(dropped.values()) > 0)
 
 
 def no_lock_left(s, r, prefix=()):
@@ -48,7 +69,7 @@ def no_lock_left(s, r, prefix=()):
     s.wait_exit(s.redlockrun(r, name="after", options=["-n"], prefix=prefix), timeout=20)
 
 
-@scenario("net-holder-partitioned", runs=(1, 20), timeout=90, promise="""
+@scenario("net-holder-partitioned", runs=(1, 20), sections=(2, 2), timeout=90, promise="""
     A holder in one network namespace is cut off from Redis in another (nftables drops every
     packet both ways) while its command runs; a waiter beside Redis blocks. Promise: the holder
     stops its command before the server lets the lock expire and exits 76 (its section ends, on
@@ -66,10 +87,11 @@ def holder_partitioned(s):
     s.wait_exit(holder, timeout=30)
     s.wait_for("the waiter's section", lambda: s.began(waiter), timeout=30)
     lab.heal()
+    confirm_dropped(s, lab)
     s.fire("end")
 
 
-@scenario("net-one-way-partition", runs=(2, 20), timeout=90, promise="""
+@scenario("net-one-way-partition", runs=(2, 20), sections=(2, 2), timeout=90, promise="""
     As net-holder-partitioned, but only one way: Redis's replies are dropped (even runs: the
     holder's renewals still reach Redis and extend the lock, unacknowledged) or the holder's
     requests are (odd runs). Promise: the holder stops its command on its own deadline and exits
@@ -83,14 +105,16 @@ def one_way_partition(s):
     s.wait_for("the holder's section", lambda: s.began(holder))
     waiter = s.redlockrun(r, name="waiter", ttl="3s", prefix=lab.prefix_server)
     s.wait_for("the waiter to block", lambda: r.blocked_clients() == 1)
-    lab.partition(direction="replies" if s.run_index % 2 == 0 else "requests")
+    direction = "replies" if s.run_index % 2 == 0 else "requests"
+    lab.partition(direction=direction)
     s.wait_exit(holder, timeout=30)
     s.wait_for("the waiter's section", lambda: s.began(waiter), timeout=30)
     lab.heal()
+    confirm_dropped(s, lab)
     s.fire("end")
 
 
-@scenario("net-waiter-partitioned", runs=(2, 10), timeout=90, promise="""
+@scenario("net-waiter-partitioned", runs=(2, 10), sections=(2, 2), timeout=90, promise="""
     A waiter in one namespace blocks on a lock held beside Redis; the waiter is cut off (both
     ways) and the holder releases. Even runs: the partition heals within the waiter's -w 30s:
     the waiter reconnects, takes the lock and exits 0. Odd runs: it never heals within -w 4s: the
@@ -115,6 +139,7 @@ def waiter_partitioned(s):
         if waiter.finished():
             raise ScenarioFailed(f"the waiter gave up during the partition: {waiter.log()}")
         lab.heal()
+        confirm_dropped(s, lab)
         s.wait_for("the waiter's section", lambda: s.began(waiter), timeout=20)
         s.wait_exit(waiter, timeout=20)
     else:
@@ -123,10 +148,11 @@ def waiter_partitioned(s):
         if took > 4 + 2 * 1 + 3:
             raise ScenarioFailed(f"the waiter took {took:.1f}s to give up (-w 4s)")
         lab.heal()
+        confirm_dropped(s, lab)
     no_lock_left(s, r, prefix=lab.prefix_server)
 
 
-@scenario("net-latency", runs=(1, 10), timeout=240, promise="""
+@scenario("net-latency", runs=(1, 10), sections=(6, 60), timeout=240, promise="""
     Every chunk between redlockrun and Redis, each way, is delayed 200 ms ± 100 ms (order kept),
     by a proxy: contenders with a TTL of 2 s, renewed every 0.67 s, run sections of about 1 s.
     Promise: no overlap, no lost increment; a holder could lose its lock only if a renewal's round
@@ -139,9 +165,13 @@ def latency(s):
     sections = 20 if s.long else 2
     s.load(lambda: s.redlockrun(url=url, ttl="2s", steps=4, step_ms=250), workers=3,
            sections=sections).join(timeout=230)
+    stats = proxy_stats(url)
+    chunks = stats["chunks"]["requests"] + stats["chunks"]["replies"]
+    s.confirm(f"the proxy delayed chunks each way by 100 ms or more on average ({stats})",
+              lambda: min(stats["chunks"].values()) > 0 and stats["delay_ms"] / chunks >= 100)
 
 
-@scenario("net-packet-loss", runs=(1, 10), timeout=120, promise="""
+@scenario("net-packet-loss", runs=(1, 10), sections=(9, 60), timeout=120, promise="""
     5 % of the packets each way between contenders in one namespace and Redis in another are
     dropped at random (nftables numgen); TCP retransmits. Promise: no overlap, no lost increment;
     runs exit 0, or 76 if retransmissions stalled renewals past the lock's validity (TTL 3 s):
@@ -155,6 +185,7 @@ def packet_loss(s):
     sections = 40 if s.long else 6
     s.load(lambda: s.redlockrun(r, ttl="3s", prefix=lab.prefix_client, steps=3, step_ms=100,
                                 expect=(0, 69, 76)), workers=3, sections=sections).join(timeout=110)
+    confirm_dropped(s, lab, each=True)
 
 
 RESETS = [
@@ -169,7 +200,8 @@ RESETS = [
 ]
 
 
-@scenario("net-reset", runs=(len(RESETS), 4 * len(RESETS)), timeout=90, promise="""
+@scenario("net-reset", runs=(len(RESETS), 4 * len(RESETS)), sections=(2, 2), timeout=90,
+          promise="""
     A proxy resets a contender's connection (RST) at one lock call — acquire, renewal or release —
     either before the call reaches Redis or after Redis ran it and before its reply is back; each
     run takes the next case in turn, while another contender competes for the lock directly.
@@ -194,12 +226,12 @@ def reset(s):
         first = s.redlockrun(r, name="direct", ttl="3s")
     s.wait_exit(proxied, timeout=30)
     s.wait_exit(first, timeout=30)
-    if not os.path.exists(resets):
-        raise ScenarioFailed(f"the proxy never saw the {call} it was to reset")
+    s.confirm(f"the proxy reset the connection at the {call} ({when})",
+              lambda: os.path.exists(resets))
     no_lock_left(s, r)
 
 
-@scenario("net-silent-server", runs=(1, 10), timeout=60, promise="""
+@scenario("net-silent-server", runs=(1, 10), sections=(0, 0), timeout=60, promise="""
     Redis's address accepts connections and never answers (a proxy that reads nothing). Promise:
     nothing hangs: a run with --connect-timeout 1s and -w 3s exits 69 (Redis unavailable) within
     the connect timeout plus a margin (the first call is not retried, and -w does not extend it);
@@ -210,6 +242,8 @@ def silent_server(s):
     run = s.redlockrun(url=url, name="silent", options=["--connect-timeout", "1s", "-w", "3s"],
                        expect=(69,))
     s.wait_exit(run, timeout=30)
+    s.confirm("the silent server accepted the run's connection",
+              lambda: proxy_stats(url)["connections"] > 0)
     took = time.monotonic() - started
     if took > 1 + 4:
         raise ScenarioFailed(f"it took {took:.1f}s to give up on a silent server")

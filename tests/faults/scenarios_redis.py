@@ -1,18 +1,35 @@
 """Faults of the Redis server: crashes, stalls, pauses, flushed scripts and data, eviction."""
 import redis
 
-from harness import ScenarioFailed, scenario
+from harness import STOP_MARGIN, ScenarioFailed, forgotten_lock, scenario
+
+# --kill-after of the holders that may overlap: it bounds how long their command may run on.
+KILL_AFTER = 1
 
 
 def holder_and_waiters(s, r, waiters=3, holder_expect=(0,), may_overlap=False, ttl="2s"):
-    """A holder whose section runs until the event "holder-may-end", and WAITERS blocked behind
-    it; returns (holder, waiters)."""
+    """A holder whose section runs until the event "holder-may-end" (with --kill-after
+    KILL_AFTER), and WAITERS blocked behind it; returns (holder, waiters)."""
     holder = s.redlockrun(r, name="holder", ttl=ttl, until="holder-may-end",
-                          expect=holder_expect, may_overlap=may_overlap)
+                          options=["--kill-after", f"{KILL_AFTER}s"], expect=holder_expect,
+                          may_overlap=may_overlap)
     s.wait_for("the holder's section", lambda: s.began(holder))
     queued = [s.redlockrun(r, name="waiter", ttl=ttl) for _ in range(waiters)]
     s.wait_for("the waiters to block", lambda: r.blocked_clients() == waiters)
     return holder, queued
+
+
+def write_blocks(r):
+    """A write from another client does not return within half a second (a paused server);
+    it runs once the pause ends, in database 1, out of the lock's way."""
+    probe = redis.Redis(unix_socket_path=r.sock, db=1, socket_timeout=0.5)
+    try:
+        probe.set("fault-probe", 1)
+        return False
+    except redis.exceptions.TimeoutError:
+        return True
+    finally:
+        probe.close()
 
 
 def more_load(s, r, sections=25):
@@ -21,7 +38,7 @@ def more_load(s, r, sections=25):
         s.load(lambda: s.redlockrun(r, ttl="2s"), workers=3, sections=sections).join()
 
 
-@scenario("redis-restart", runs=(1, 15), promise="""
+@scenario("redis-restart", runs=(1, 15), sections=(4, 79), promise="""
     While a lock is held and three waiters wait, redis-server is killed with SIGKILL and restarted
     without persistence: the lock is forgotten. Promise: the waiters go on waiting through the
     outage (reconnecting) and then each runs, exit 0; the holder's next renewal finds the lock gone
@@ -29,8 +46,9 @@ def more_load(s, r, sections=25):
     overlap is allowed, and the fence, re-seeded from the server's time in µs, orders it.""")
 def redis_restart(s):
     r = s.redis()
-    holder, waiters = holder_and_waiters(s, r, holder_expect=(76,), may_overlap=True)
-    r.restart()
+    holder, waiters = holder_and_waiters(s, r, holder_expect=(76,),
+                                         may_overlap=forgotten_lock(2, KILL_AFTER))
+    r.restart()  # confirmed: a new server
     s.wait_exit(holder, timeout=20)
     s.fire("holder-may-end")
     for waiter in waiters:
@@ -38,7 +56,7 @@ def redis_restart(s):
     more_load(s, r)
 
 
-@scenario("redis-stopped", runs=(1, 10), promise="""
+@scenario("redis-stopped", runs=(1, 10), sections=(4, 79), promise="""
     redis-server is stopped with SIGSTOP for longer than the TTL while a lock is held and waiters
     wait, then continued. Promise: the holder's renewals go unanswered, so its local deadline,
     which falls before the key's expiry on the server, passes: it stops its command and exits 76
@@ -47,7 +65,7 @@ def redis_restart(s):
 def redis_stopped(s):
     r = s.redis()
     holder, waiters = holder_and_waiters(s, r, holder_expect=(76,))
-    r.pause()
+    r.pause()  # confirmed: stopped
     s.wait_exit(holder, timeout=20)
     s.sleep(0.5)  # past the key's expiry on the server's clock
     r.resume()
@@ -57,7 +75,7 @@ def redis_stopped(s):
     more_load(s, r)
 
 
-@scenario("redis-client-pause", runs=(1, 10), promise="""
+@scenario("redis-client-pause", runs=(1, 10), sections=(4, 79), promise="""
     CLIENT PAUSE WRITE, for longer than the TTL, while a lock is held and waiters wait: every
     script call blocks (Redis also stops expiring keys meanwhile). Promise: as for a stopped
     server, the holder's deadline passes, it stops its command and exits 76; no overlap; the
@@ -66,6 +84,8 @@ def redis_client_pause(s):
     r = s.redis()
     holder, waiters = holder_and_waiters(s, r, holder_expect=(76,))
     r.call("CLIENT", "PAUSE", 3000, "WRITE")
+    s.confirm("CLIENT PAUSE WRITE: a write from another client blocks",
+              lambda: write_blocks(r))
     s.wait_exit(holder, timeout=20)
     s.fire("holder-may-end")
     for waiter in waiters:
@@ -73,7 +93,7 @@ def redis_client_pause(s):
     more_load(s, r)
 
 
-@scenario("script-flush", runs=(1, 10), promise="""
+@scenario("script-flush", runs=(1, 10), sections=(22, 124), promise="""
     SCRIPT FLUSH, again and again, while locks are taken, renewed, handed over and released under
     contention. Promise: nothing changes: EVALSHA's NOSCRIPT is answered by EVAL; no overlap, no
     lost lock, every run exits 0.""")
@@ -89,9 +109,13 @@ def script_flush(s):
         r.call("SCRIPT", "FLUSH")
         s.sleep(0.05)
     load.join()
+    stats = s.commandstats(r)
+    s.confirm("EVALSHA met NOSCRIPT and EVAL answered it (INFO errorstats, commandstats)",
+              lambda: stats.get("errorstat_NOSCRIPT", {}).get("count", 0) > 0
+              and stats.get("cmdstat_eval", {}).get("calls", 0) > 0)
 
 
-@scenario("flushall", runs=(1, 15), promise="""
+@scenario("flushall", runs=(1, 15), sections=(4, 79), promise="""
     FLUSHALL while a lock is held and waiters wait: the lock, its owner record and the fence
     counter are gone. Promise: a waiter takes the lock at once and may overlap the holder until
     the holder's next renewal finds the lock gone and stops its command (exit 76): that overlap is
@@ -99,8 +123,12 @@ def script_flush(s):
     two. Waiters exit 0.""")
 def flushall(s):
     r = s.redis()
-    holder, waiters = holder_and_waiters(s, r, holder_expect=(76,), may_overlap=True)
+    holder, waiters = holder_and_waiters(s, r, holder_expect=(76,),
+                                         may_overlap=forgotten_lock(2, KILL_AFTER))
+    held = r.call("EXISTS", s.key) == 1
     r.call("FLUSHALL")
+    s.confirm("FLUSHALL removed the lock it found held",
+              lambda: held and s.commandstats(r)["cmdstat_flushall"]["calls"] == 1)
     # FLUSHALL wakes nobody: a waiter finds the lock free when its BLPOP times out.
     s.wait_exit(holder, timeout=20)
     s.fire("holder-may-end")
@@ -126,14 +154,20 @@ def fill_memory(r, megabytes):
     return refused
 
 
-def evicting_policy(s, policy):
+def evicting_policy(s, policy, may_overlap):
     """A server with 3 MB for data and POLICY; the memory fills up while a lock is held and
     waiters wait. Returns the holder and waiters."""
     r = s.redis(options=["--maxmemory", "3mb", "--maxmemory-policy", policy])
-    return r, holder_and_waiters(s, r, holder_expect=(0, 76), may_overlap=True, ttl="3s")
+    return r, holder_and_waiters(s, r, holder_expect=(0, 76), may_overlap=may_overlap, ttl="3s")
 
 
-@scenario("evicted-allkeys-lru", runs=(1, 10), promise="""
+def confirm_evicted(s, r):
+    s.confirm("the lock key was evicted",
+              lambda: r.call("EXISTS", s.key) == 0
+              and r.admin.info("stats")["evicted_keys"] > 0)
+
+
+@scenario("evicted-allkeys-lru", runs=(1, 10), sections=(4, 4), promise="""
     maxmemory with allkeys-lru, and an application fills the memory while a lock is held and
     waiters wait: Redis evicts the lock key (and may evict the fence counter). This is what goes
     wrong with an allkeys-* policy: the lock is forgotten, as after a restart. Promise: the holder
@@ -141,10 +175,9 @@ def evicting_policy(s, policy):
     that took the evicted lock meanwhile is allowed, and the fence orders it. Users must run the
     lock's Redis with noeviction.""")
 def evicted_allkeys_lru(s):
-    r, (holder, waiters) = evicting_policy(s, "allkeys-lru")
+    r, (holder, waiters) = evicting_policy(s, "allkeys-lru", forgotten_lock(3, KILL_AFTER))
     fill_memory(r, 8)
-    if r.call("EXISTS", s.key) == 1:
-        raise ScenarioFailed("the lock key was not evicted: the scenario tests nothing")
+    confirm_evicted(s, r)
     s.wait_exit(holder, timeout=20)
     s.fire("holder-may-end")
     if holder.status != 76:
@@ -153,7 +186,7 @@ def evicted_allkeys_lru(s):
         s.wait_exit(waiter, timeout=30)
 
 
-@scenario("evicted-volatile-lru", runs=(1, 10), promise="""
+@scenario("evicted-volatile-lru", runs=(1, 10), sections=(1, 1), promise="""
     maxmemory with volatile-lru, and an application fills the memory with keys that have no expiry
     while a lock is held: the lock key and its owner record, which have an expiry, are the only
     keys volatile-* may evict, so they go first. Promise, as for allkeys-lru: the holder stops its
@@ -162,12 +195,13 @@ def evicted_allkeys_lru(s):
     memory: each ends with 69, saying so, or runs (0) if it tried again after the application
     freed its keys. Users must run the lock's Redis with noeviction.""")
 def evicted_volatile_lru(s):
-    r, (holder, waiters) = evicting_policy(s, "volatile-lru")
+    # With nothing left to evict, the holder's renewals may be refused for memory until its
+    # deadline, a TTL after the last one that ran: only then is its command stopped.
+    r, (holder, waiters) = evicting_policy(s, "volatile-lru", 3 + KILL_AFTER + STOP_MARGIN)
     for waiter in waiters:
         waiter.expect = {0, 69}
     fill_memory(r, 8)
-    if r.call("EXISTS", s.key) == 1:
-        raise ScenarioFailed("the lock key was not evicted: the scenario tests nothing")
+    confirm_evicted(s, r)
     s.wait_exit(holder, timeout=20)
     s.fire("holder-may-end")
     if holder.status != 76:
@@ -175,7 +209,7 @@ def evicted_volatile_lru(s):
     application(r).flushdb()
 
 
-@scenario("memory-full-noeviction", runs=(1, 10), promise="""
+@scenario("memory-full-noeviction", runs=(1, 10), sections=(1, 1), promise="""
     maxmemory with noeviction, and an application fills the memory while a lock is held and
     waiters wait, then frees it: Redis refuses writes that need memory but never drops the lock.
     Promise: no overlap at all. The holder's renewals keep the lock while it can (exit 0) or fail
@@ -187,10 +221,12 @@ def memory_full_noeviction(s):
     holder, waiters = holder_and_waiters(s, r, holder_expect=(0, 76), ttl="3s")
     for waiter in waiters:
         waiter.expect = {0, 69}
-    if fill_memory(r, 8) == 0:
-        raise ScenarioFailed("the memory never filled up: the scenario tests nothing")
+    refused = fill_memory(r, 8)
+    s.confirm("the memory filled up: the application's writes were refused", lambda: refused > 0)
     if r.call("EXISTS", s.key) != 1:
         raise ScenarioFailed("noeviction dropped the lock key")
-    s.sleep(2)  # renewals and acquires meet a full memory
+    s.confirm("renewals or acquires were refused for memory (INFO errorstats: OOM)",
+              lambda: s.commandstats(r).get("errorstat_OOM", {}).get("count", 0) > refused,
+              timeout=5)  # renewals and acquires meet a full memory
     application(r).flushdb()
     s.fire("holder-may-end")

@@ -3,7 +3,11 @@ paused or forgotten by a restarted server; a waiter stopped in the queue."""
 import json
 import signal
 
-from harness import ScenarioFailed, scenario
+from harness import (ScenarioFailed, begin_of, expect_after_expiry, first_begun, forgotten_lock,
+                     scenario, until_resumed)
+
+# --kill-after of the holders that may overlap: it bounds how long their command may run on.
+KILL_AFTER = 1
 
 
 def most_at_once(s, limit):
@@ -43,25 +47,6 @@ def lock_state(s, r):
     return owner.get(b"limit"), holders, r.call("ZRANGE", tag + "queue", 0, -1)
 
 
-def begin_of(s, contender):
-    return next(e for e in s.read_events() if e["ev"] == "begin" and e["holder"] == contender.id)
-
-
-def first_begun(s, contenders):
-    """The first of CONTENDERS whose section has begun, or None."""
-    begun = [c for c in contenders if s.began(c)]
-    return min(begun, key=lambda c: begin_of(s, c)["t"]) if begun else None
-
-
-def expect_after_expiry(s, waiter, record, whose):
-    """Fails the run if WAITER's section began before RECORD (WHOSE) expired by the server's
-    clock: a slot freed early. The server and the section read the same machine's wall clock."""
-    began_ms = begin_of(s, waiter)["wall_ns"] / 1e6
-    if began_ms < record["expiry_ms"]:
-        raise ScenarioFailed(f"{waiter.id} began {record['expiry_ms'] - began_ms:.0f} ms before "
-                             f"{whose}'s slot expired")
-
-
 def more_load(s, r, limit, sections=25):
     """Long mode: contention among semaphore holders on the server the fault hit."""
     if s.long:
@@ -70,7 +55,7 @@ def more_load(s, r, limit, sections=25):
         s.expect_free(r)
 
 
-@scenario("semaphore-contention", runs=(1, 10), timeout=300, promise="""
+@scenario("semaphore-contention", runs=(1, 10), sections=(37, 361), timeout=300, promise="""
     No fault: --limit 3 runs (more of them than the limit, so that some wait in the queue),
     exclusive redlockrun runs and clients of the classic algorithm contend for one key. Promise:
     never more than 3 semaphore sections at once (and at least 2 at some point, or the scenario
@@ -100,13 +85,12 @@ def semaphore_contention(s):
     ]
     for load in loads:
         load.join(timeout=240)
-    if most_at_once(s, 3) < 2:
-        raise ScenarioFailed("no two semaphore sections ever ran at once: the scenario tests "
-                             "nothing")
+    s.confirm("contention: two semaphore sections or more ran at once",
+              lambda: most_at_once(s, 3) >= 2)
     s.expect_free(r)
 
 
-@scenario("semaphore-holder-killed", runs=(1, 10), promise="""
+@scenario("semaphore-holder-killed", runs=(1, 10), sections=(4, 104), promise="""
     Of a --limit 2 semaphore's two holders, one keeps renewing while the other's redlockrun is
     killed with SIGKILL, and two waiters wait. Promise: the killed holder's command dies with it
     (exit 137); its slot frees when its own expiry passes, not earlier (checked against its record
@@ -126,6 +110,8 @@ def semaphore_holder_killed(s):
     s.sleep(1)  # a renewal or two of both holders
     pid = killed.client_pid()
     killed.signal(signal.SIGKILL)
+    s.confirm(f"{killed.id} killed, its command with it",
+              lambda: killed.finished() and not killed.process.members(), timeout=10)
     s.wait_exit(killed, timeout=10)
     s.sleep(0.2)  # a renewal sent just before the kill has run
     record = holder_record(s, r, pid)
@@ -145,7 +131,7 @@ def semaphore_holder_killed(s):
     more_load(s, r, 2)
 
 
-@scenario("semaphore-holder-paused", runs=(1, 10), promise="""
+@scenario("semaphore-holder-paused", runs=(1, 10), sections=(4, 104), promise="""
     Of a --limit 2 semaphore's two holders, the first granted (redlockrun and its command together,
     as a stalled machine) is stopped with SIGSTOP past its TTL while the other renews and two
     waiters wait; a waiter takes the paused holder's slot and writes; the paused command is
@@ -156,7 +142,8 @@ def semaphore_holder_killed(s):
 def semaphore_holder_paused(s):
     r = s.redis()
     paused = s.redlockrun(r, name="paused", limit=2, ttl="2s", until="paused-may-end",
-                          expect=(76,), may_overlap=True)
+                          options=["--kill-after", f"{KILL_AFTER}s"], expect=(76,),
+                          may_overlap=until_resumed(KILL_AFTER))
     s.wait_for("the first holder's section", lambda: s.began(paused))
     renewing = s.redlockrun(r, name="renewing", limit=2, ttl="2s", until="end")
     s.wait_for("the second holder's section", lambda: s.began(renewing))
@@ -167,8 +154,7 @@ def semaphore_holder_paused(s):
     record = holder_record(s, r, paused.client_pid())
     s.wait_for("a waiter's first write",
                lambda: any(e["accepted"] for w in waiters for e in s.writes_of(w)), timeout=15)
-    if record is not None:
-        expect_after_expiry(s, first_begun(s, waiters), record, paused.id)
+    expect_after_expiry(s, first_begun(s, waiters), record, paused.id)
     stale_writes = len(s.writes_of(paused))
     paused.signal_command(signal.SIGCONT)
     s.wait_for("the stale holder's write", lambda: len(s.writes_of(paused)) > stale_writes)
@@ -182,7 +168,7 @@ def semaphore_holder_paused(s):
     more_load(s, r, 2)
 
 
-@scenario("semaphore-redis-restart", runs=(1, 10), promise="""
+@scenario("semaphore-redis-restart", runs=(1, 10), sections=(4, 104), promise="""
     While both holders of a --limit 2 semaphore run and two waiters wait, redis-server is killed
     with SIGKILL and restarted without persistence: the semaphore is forgotten. Promise: the
     waiters wait through the outage and take both slots; each holder's next renewal finds its
@@ -194,12 +180,13 @@ def semaphore_redis_restart(s):
     holders = []
     for _ in range(2):
         holder = s.redlockrun(r, name="holder", limit=2, ttl="2s", until="holders-may-end",
-                              expect=(76,), may_overlap=True)
+                              options=["--kill-after", f"{KILL_AFTER}s"], expect=(76,),
+                              may_overlap=forgotten_lock(2, KILL_AFTER))
         s.wait_for(f"{holder.id}'s section", lambda: s.began(holder))
         holders.append(holder)
     waiters = [s.redlockrun(r, name="waiter", limit=2, ttl="2s", steps=3) for _ in range(2)]
     s.wait_for("the waiters to block", lambda: r.blocked_clients() == 2)
-    r.restart()
+    r.restart()  # confirmed: a new server
     for holder in holders:
         s.wait_exit(holder, timeout=20)
     s.fire("holders-may-end")
@@ -235,7 +222,7 @@ def full_with_two_waiters(s, r, events):
     return holders, first, second
 
 
-@scenario("semaphore-waiter-paused", runs=(1, 5), timeout=120, promise="""
+@scenario("semaphore-waiter-paused", runs=(1, 5), sections=(8, 108), timeout=120, promise="""
     A --limit 2 semaphore is full and two waiters queue; the first is stopped with SIGSTOP
     (redlockrun and all). (1) A holder ends at once: its release wakes the stopped waiter, whose
     pending request takes the slot on the server and waits unread. Promise: that grant expires
@@ -312,7 +299,8 @@ def expect_soon_after(s, waiter, freed_at, what):
                              "lost on the way to it")
 
 
-@scenario("semaphore-other-limit-refused", runs=(2, 10), timeout=120, promise="""
+@scenario("semaphore-other-limit-refused", runs=(2, 10), sections=(4, 112), timeout=120,
+          promise="""
     While an exclusive run holds the key, --limit 2 waiters (-w 30s) and --limit 3 waiters queue
     in turn: A1, B1, B2, A2, B3, A3 (A: --limit 2, B: --limit 3). A1 takes a slot and runs on; each
     B, woken for the other slot, is refused (64) for its limit and passes the wake-up on, to the
@@ -344,6 +332,9 @@ def semaphore_other_limit_refused(s):
         expect_soon_after(s, waiters["A3"], end_of(s, waiters["A2"]), "A2's section ended")
         for name in ("B1", "B2", "B3", "A3"):
             s.wait_exit(waiters[name], timeout=10)
+        refused = [waiters[name] for name in ("B1", "B2", "B3")]
+        s.confirm("the --limit 3 waiters were refused for their limit (64, saying so)",
+                  lambda: all(b.status == 64 and "--limit" in b.log() for b in refused))
         s.fire(end)
         s.wait_exit(waiters["A1"], timeout=10)
         s.wait_exit(exclusive, timeout=10)
