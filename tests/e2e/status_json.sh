@@ -305,8 +305,19 @@ print(" ".join(json.loads(line)["state"] for line in open(sys.argv[1])))' "$WORK
     cp "$WORK/held.json" "$WORK/out"
     expect_eq "$(json_get 'd["holders"][0]["pid"], d["holders"][0]["host"]')" \
         "($holder, '$(hostname)')" "the held lock's object"
-    run_rlr --list 'pat*' --json
-    expect_eq "$(listed_keys json)" "pat-free pat-held " "--list 'pat*' --json"
+    # The pattern may come after --json too, on either side of --list.
+    local order
+    for order in "--list 'pat*' --json" "--list --json 'pat*'" "--json --list 'pat*'" \
+        "--list -q --json 'pat*'"; do
+        eval "run_rlr $order"
+        expect_status 75 "$order"
+        json_ok "$order"
+        expect_eq "$(listed_keys json)" "pat-free pat-held " "$order"
+    done
+    run_rlr --list --json 'pat*' 'backup*'
+    expect_status 64 "two patterns"
+    expect_eq "$err" "redlockrun: --list takes no command (see redlockrun --help)" "two patterns"
+    expect_eq "$out" "" "two patterns: nothing listed"
 }
 
 test_list_sends_scan_and_never_keys() {
