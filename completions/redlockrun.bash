@@ -140,6 +140,9 @@ _redlockrun()
     COMPREPLY=()
     _redlockrun_split_line
     local cur=${rlr_words[rlr_cword]} word pending='' i
+    # --list given without its pattern: the one word after the options is the pattern, since
+    # --list runs no command.
+    local list_pattern_due=''
 
     # Options end at the first word that is not one, or at --.
     for ((i = 1; i < rlr_cword; i++)); do
@@ -147,6 +150,7 @@ _redlockrun()
         if [[ $pending ]]; then
             # --list's pattern may be left out: a word that starts with - is then an option.
             if [[ $pending != --list || $word != -* ]]; then
+                [[ $pending == --list ]] && list_pattern_due=''
                 pending=''
                 continue
             fi
@@ -157,9 +161,13 @@ _redlockrun()
                 _redlockrun_command $((i + 1))
                 return
                 ;;
+            --list=*)
+                list_pattern_due=''
+                ;;
             --*=*) ;;
             --list)
                 pending=$word
+                list_pattern_due=yes
                 ;;
             --?*)
                 _redlockrun_takes_value "$word" && pending=$word
@@ -168,6 +176,10 @@ _redlockrun()
                 pending=$(_redlockrun_pending_short "$word")
                 ;;
             *)
+                if [[ $list_pattern_due ]]; then
+                    list_pattern_due=''
+                    continue
+                fi
                 _redlockrun_command "$i"
                 return
                 ;;
@@ -180,6 +192,8 @@ _redlockrun()
         _redlockrun_value "${cur%%=*}" "${cur#*=}"
     elif [[ $cur == -* ]]; then
         mapfile -t COMPREPLY < <(compgen -W "$_redlockrun_options" -- "$cur")
+    elif [[ $list_pattern_due ]]; then
+        _redlockrun_value --list "$cur"
     else
         _redlockrun_command "$rlr_cword"
     fi

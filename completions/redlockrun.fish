@@ -16,6 +16,9 @@ function __redlockrun_command_position
     set -l tokens (commandline -opc)
     set -l i 2
     set -l pattern_next
+    # --list given without its pattern: the one word after the options is the pattern, since
+    # --list runs no command.
+    set -l pattern_due
     while test $i -le (count $tokens)
         set -l token $tokens[$i]
         if test "$token" = --
@@ -30,19 +33,28 @@ function __redlockrun_command_position
                 set pattern_next 1
             else if not string match -q -- '-*' $tokens[$next]
                 set i $next
+            else
+                set pattern_due 1
             end
+        else if string match -q -- '--list=*' $token
+            set -e pattern_due
         else if string match -qr -- '^-[nqvhV]*[kwtEcu]$' $token
             # A cluster of short options whose last one waits for its value.
             set i (math $i + 1)
         else if not string match -q -- '-?*' $token
-            echo $i
-            return
+            if test -n "$pattern_due"
+                set -e pattern_due
+            else
+                echo $i
+                return
+            end
         end
         set i (math $i + 1)
     end
     # The cursor is on a new word, unless that word is the value of an option, or --list's pattern.
     if test $i -eq (math (count $tokens) + 1)
         and test -z "$pattern_next"
+        and test -z "$pattern_due"
         and not string match -q -- '-*' (commandline -ct)
         echo $i
     end

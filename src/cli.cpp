@@ -234,7 +234,8 @@ public:
 
     Parser app{"redlockrun"};
     std::vector<Binding> bindings;
-    const CLI::Option* url = nullptr; // null if not declared
+    const CLI::Option* url = nullptr;  // null if not declared
+    const CLI::Option* list = nullptr; // null if not declared
 
     // What the options that were given say, each value with its origin.
     OptionText collect(const std::function<std::string(const CLI::Option&)>& origin_of) const;
@@ -245,8 +246,8 @@ private:
                        const char* description, std::optional<Setting> OptionText::*field);
     // An option whose value may be left out (then it is `implied`): given as "--name=value", or
     // as the next word if that does not start with '-'.
-    void optional_value(const char* names, const char* type, const char* implied,
-                        const char* description, std::optional<Setting> OptionText::*field);
+    CLI::Option* optional_value(const char* names, const char* type, const char* implied,
+                                const char* description, std::optional<Setting> OptionText::*field);
     void flag(const char* names, const char* description, bool OptionText::*field);
     // --help and --version win over whatever follows them, so they stop the parse where they
     // stand, as getopt_long's caller would: by throwing CLI11's own exception for each.
@@ -346,10 +347,10 @@ Declarations::Declarations(NamesInUse names) : names_in_use_(std::move(names)) {
     }
     flag("--status", "show who holds the lock and exit:\n0 if free, 75 if held",
          &OptionText::status);
-    optional_value("--list", "<pattern>", "*",
-                   "list the locks whose keys match <pattern>\n(default: all) and exit: "
-                   "0 if none is\nheld, 75 if one is",
-                   &OptionText::list);
+    list = optional_value("--list", "<pattern>", "*",
+                          "list the locks whose keys match <pattern>\n(default: all) and exit: "
+                          "0 if none is\nheld, 75 if one is",
+                          &OptionText::list);
     flag("--json", "with --status or --list: print a JSON\nobject per lock, one per line",
          &OptionText::json);
     flag("-q,--quiet", "no message when the lock is busy", &OptionText::quiet);
@@ -376,11 +377,11 @@ CLI::Option* Declarations::value(const char* names, const char* type, InConfigFi
     return option;
 }
 
-void Declarations::optional_value(const char* names, const char* type, const char* implied,
-                                  const char* description,
-                                  std::optional<Setting> OptionText::*field) {
+CLI::Option* Declarations::optional_value(const char* names, const char* type, const char* implied,
+                                          const char* description,
+                                          std::optional<Setting> OptionText::*field) {
     if (!names_in_use_.any_of(names)) {
-        return;
+        return nullptr;
     }
     CLI::Option* option = app.add_option(names)
                               ->description(description)
@@ -390,6 +391,7 @@ void Declarations::optional_value(const char* names, const char* type, const cha
                               ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
                               ->configurable(false);
     bindings.push_back({option, field, nullptr, implied});
+    return option;
 }
 
 void Declarations::flag(const char* names, const char* description, bool OptionText::*field) {
@@ -561,6 +563,14 @@ CommandLine parse_words(int argc, const char* const* argv, NamesInUse names) {
     line.options.command = unmarked(declarations.app.remaining());
     if (!line.options.command.empty() && line.options.command.front() == "--") {
         line.options.command.erase(line.options.command.begin());
+    } else if (line.options.command.size() == 1 && std::string_view(argv[argc - 2]) != "--" &&
+               declarations.list != nullptr && declarations.list->count() > 0 &&
+               declarations.list->as<std::string>().empty()) {
+        // --list takes only the word right after it as its pattern, so in "--list --json held*"
+        // the pattern comes out as a command. --list runs none: a lone last word there, not
+        // after "--" (which CLI11 drops when it follows --list), is the pattern the user meant.
+        line.options.list->value = std::move(line.options.command.front());
+        line.options.command.clear();
     }
     if (declarations.url != nullptr) {
         line.url_values = unmarked(declarations.url->results());

@@ -7,14 +7,18 @@
 #include "lock/scripts.hpp"
 #include "lock_state.hpp"
 #include "printable.hpp"
+#include "redis/cluster_nodes.hpp"
 #include "redis/connection.hpp"
 #include "redis/error_reply.hpp"
+#include "redis/redirect.hpp"
 #include "redis/script.hpp"
 #include "status_json.hpp"
 
 #include <fmt/core.h>
 
 #include <cstdio>
+#include <map>
+#include <memory>
 #include <set>
 
 namespace redlockrun {
@@ -127,16 +131,77 @@ std::vector<LockState> lock_states(redis::Connection& connection,
     return states;
 }
 
+// The servers whose locks are listed: on a Redis Cluster every master (each holds the keys of its
+// own slots); otherwise the one server there is. A null entry stands for `connection` (the node
+// that answered, when it is a master), the others are new connections made with `settings`,
+// pointed at their master. CLUSTER NODES is the question: a server that is not in a cluster
+// answers it with an error, and a user who may not ask it is told so, since listing one node of
+// a cluster would leave locks out without a word.
+std::vector<std::unique_ptr<redis::Connection>>
+servers_to_list(redis::Connection& connection, const redis::ConnectionSettings& settings) {
+    std::vector<std::unique_ptr<redis::Connection>> servers;
+    auto replies = connection.call({{"CLUSTER", "NODES"}});
+    if (!replies) {
+        fail(replies.error());
+    }
+    const redis::Reply& reply = replies->front();
+    if (reply.error_code() == "NOPERM") {
+        throw Fatal(ExitStatus::unavailable,
+                    fmt::format("cannot list the locks: Redis at {} answered CLUSTER NODES, which "
+                                "--list asks to find every master of a Redis Cluster, with {}; "
+                                "allow the user +cluster|nodes",
+                                connection.endpoint().display(), printable(reply.text)));
+    }
+    if (reply.is_error()) {
+        servers.push_back(nullptr); // the connection there is
+        return servers;
+    }
+    const auto text = reply.as_string();
+    if (!text) {
+        throw Fatal(ExitStatus::unavailable,
+                    fmt::format("cannot list the locks: unexpected answer to CLUSTER NODES from "
+                                "{}: {}",
+                                connection.endpoint().display(), reply.describe()));
+    }
+    auto masters = redis::cluster_masters(*text);
+    if (!masters) {
+        throw Fatal(ExitStatus::unavailable,
+                    fmt::format("cannot list the locks: Redis Cluster at {}: {}",
+                                connection.endpoint().display(), masters.error()));
+    }
+    for (const redis::ClusterMaster& master : *masters) {
+        if (master.myself) {
+            servers.push_back(nullptr);
+            continue;
+        }
+        redis::ConnectionSettings there = settings;
+        there.endpoint = redis::redirected(
+            connection.endpoint(), redis::Redirect{redis::Redirect::Kind::moved,
+                                                   master.address.host, master.address.port});
+        servers.push_back(std::make_unique<redis::Connection>(std::move(there), nullptr));
+    }
+    return servers;
+}
+
 } // namespace
 
 int list_locks(const std::string& pattern, StatusFormat format,
                const redis::ConnectionSettings& settings) {
-    redis::Connection connection(settings, nullptr);
-    const std::set<std::string> found = find_lock_keys(connection, pattern);
-    const std::vector<LockState> states =
-        lock_states(connection, std::vector<std::string>(found.begin(), found.end()));
+    redis::Connection first(settings, nullptr);
+    // By key, sorted byte by byte. A key found on two masters (its slot moved during the listing)
+    // is listed once.
+    std::map<std::string, LockState> states;
+    for (const auto& server : servers_to_list(first, settings)) {
+        redis::Connection& connection = server ? *server : first;
+        const std::set<std::string> found = find_lock_keys(connection, pattern);
+        for (LockState& state :
+             lock_states(connection, std::vector<std::string>(found.begin(), found.end()))) {
+            std::string key = state.key;
+            states.emplace(std::move(key), std::move(state));
+        }
+    }
     int status = to_int(ExitStatus::ok);
-    for (const LockState& state : states) {
+    for (const auto& [key, state] : states) {
         const std::string line =
             format == StatusFormat::json ? status_json(state) : printable(status_line(state));
         std::fputs((line + "\n").c_str(), stdout);

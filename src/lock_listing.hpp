@@ -7,6 +7,10 @@
 // not listed; a lock that was ever granted keeps its fence counter, and is. As SCAN promises, a
 // lock that exists throughout the listing is listed; one created or deleted meanwhile may or may
 // not be.
+//
+// On Redis Cluster every master holds the keys of its own slots: each is scanned and asked for
+// its locks' states, pipelined, on a connection of its own (the masters are read from CLUSTER
+// NODES, which also tells a single server, whose answer is an error, from a cluster node).
 #pragma once
 
 #include "log.hpp"

@@ -16,6 +16,28 @@ std::string_view hash_tag(std::string_view key) {
     return key.substr(open + 1, close - open - 1);
 }
 
+namespace {
+
+// The key with a hash tag whose companions are named with `prefix`, read as {T}:K; empty if
+// there is none.
+std::string_view tagged_key_named_by(std::string_view prefix) {
+    if (!prefix.starts_with('{')) {
+        return {};
+    }
+    const std::string_view tag = hash_tag(prefix);
+    const size_t after_tag = tag.size() + 2;
+    if (tag.empty() || prefix.size() <= after_tag + 1 || prefix[after_tag] != ':') {
+        return {};
+    }
+    const std::string_view key = prefix.substr(after_tag + 1);
+    if (hash_tag(key) != tag || key.find(reserved_infix) != std::string_view::npos) {
+        return {};
+    }
+    return key;
+}
+
+} // namespace
+
 Expected<LockKeys, std::string> lock_keys(const std::string& key) {
     if (key.find(reserved_infix) != std::string::npos) {
         return unexpected(fmt::format("the key {} contains \"{}\", which names redlockrun's own "
@@ -25,6 +47,17 @@ Expected<LockKeys, std::string> lock_keys(const std::string& key) {
     const std::string_view tag = hash_tag(key);
     const std::string prefix =
         tag.empty() ? fmt::format("{{{}}}", key) : fmt::format("{{{}}}:{}", tag, key);
+    // {K} can read as {T}:K' for a key K' whose tag is T (a}:{a and {a}): the two locks would
+    // share their companions. The tagged key keeps them: its name is the common one, and its
+    // companions are in its slot, where those of a key like a}:{a (a '}' and no tag) never are.
+    if (tag.empty()) {
+        if (const auto other = tagged_key_named_by(prefix); !other.empty()) {
+            return unexpected(fmt::format(
+                "the key {} has no hash tag, and its other keys ({}:redlockrun:*) would be those "
+                "of the key {}; put a hash tag in it, or leave out its braces",
+                key, prefix, other));
+        }
+    }
     return LockKeys{key, prefix + ":redlockrun:owner", prefix + ":redlockrun:fence",
                     prefix + ":redlockrun:wake", prefix + ":redlockrun:queue"};
 }
@@ -71,13 +104,8 @@ std::optional<std::string> lock_key_of(std::string_view name) {
         return std::nullopt;
     }
     // {T}:K, for a key K whose hash tag is T.
-    const std::string_view tag = hash_tag(prefix);
-    const size_t after_tag = tag.size() + 2;
-    if (!tag.empty() && prefix.size() > after_tag + 1 && prefix[after_tag] == ':') {
-        const std::string_view tagged = prefix.substr(after_tag + 1);
-        if (names_with(tagged, prefix)) {
-            return std::string(tagged);
-        }
+    if (const auto tagged = tagged_key_named_by(prefix); !tagged.empty()) {
+        return std::string(tagged);
     }
     // {K}, for a key K without a hash tag.
     if (prefix.back() == '}') {

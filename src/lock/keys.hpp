@@ -6,7 +6,11 @@
 //
 // (and a semaphore's waiters' own wake-up lists, C:redlockrun:wake:ID, which the scripts name)
 // where C is {K} for a key without a valid hash tag, and {T}:K for a key whose tag is T. Either way
-// C's own hash tag is K's slot, so the four keys live in one Redis Cluster slot.
+// C's own hash tag is K's slot, so the four keys live in one Redis Cluster slot (except for a key
+// with a '}' but no tag, such as a}b: no C can have its slot, and the server refuses the scripts).
+//
+// The naming is injective: no two keys share a C. {K} never reads as {T}:K' for a key K' whose tag
+// is T, except for keys such as a}:{a ({a}:{a}, as {a} has), which are refused.
 #pragma once
 
 #include "expected.hpp"
@@ -37,14 +41,16 @@ std::string_view hash_tag(std::string_view key);
 // companion, so it is refused.
 inline constexpr std::string_view reserved_infix = ":redlockrun:";
 
-// The keys of the lock named `key`, or why `key` cannot name a lock (a sentence for the user).
+// The keys of the lock named `key`, or why `key` cannot name a lock (a sentence for the user): a
+// key that contains reserved_infix, or one without a hash tag whose C would be a tagged key's
+// (a}:{a, whose C would be {a}'s). The tagged key is the one kept: its companions are in its slot,
+// where those of a key with a '}' but no tag never are, so such a key could not have them on a
+// Cluster anyway, and refusing it changes no lock that works there.
 Expected<LockKeys, std::string> lock_keys(const std::string& key);
 
 // The lock key whose companion is named `name` (C:redlockrun:owner, :fence, :wake, :queue, or a
 // semaphore waiter's :wake:ID), or none if no lock key has a companion of that name: the inverse
-// of the naming above. Where two keys would both give `name` ({a}:{a}:redlockrun:owner is the
-// owner of {a}, and of a}:{a, which has no hash tag), the one with a hash tag wins: a key without
-// one that contains braces is the rarer, and already shares its slot with nothing on a Cluster.
+// of the naming above.
 std::optional<std::string> lock_key_of(std::string_view name);
 
 } // namespace redlockrun::lock

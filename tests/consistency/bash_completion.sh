@@ -168,6 +168,11 @@ expect_exactly 'redlockrun --list=b* --js' --json
 expect_exactly 'redlockrun --list --json --status -u ' redis:// rediss:// unix:/// \
     redis-sentinel:// rediss-sentinel://
 expect_exactly 'redlockrun -k job --status --j' --json
+# With --list, the one word after the options is its pattern, not a command.
+expect_exactly 'redlockrun --list --json redlockrun-fake-t'
+expect_exactly 'redlockrun --json --list -q redlockrun-fake-t'
+expect_exactly "redlockrun --list --json 'b*' --js" --json
+expect_including 'redlockrun --list=b* --json redlockrun-fake-t' redlockrun-fake-tool
 
 # Values with nothing to offer: keys and exit statuses; also after a cluster of short options.
 expect_exactly 'redlockrun -k '

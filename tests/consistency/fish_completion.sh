@@ -83,6 +83,10 @@ expect 'redlockrun --list --js' --json
 expect 'redlockrun --list b* --js' --json
 expect 'redlockrun --list --json -u ' redis:// rediss:// unix:///
 expect_not 'redlockrun --list ' echo
+# With --list, the one word after the options is its pattern, not a command.
+expect_not 'redlockrun --list --json ' echo
+expect_not 'redlockrun --json --list -q ' echo
+expect "redlockrun --list --json 'b*' --js" --json
 
 # The command, after the options or after --, and then its own completion.
 expect 'redlockrun -k job ech' echo

@@ -68,4 +68,34 @@ test_a_key_that_names_redlockrun_s_own_keys_is_64_and_changes_nothing() {
     alive "$holder" || fail "the holder ended"
 }
 
+test_a_key_that_would_share_a_tagged_key_s_companions_is_64_and_changes_nothing() {
+    # a}:{a has no hash tag; {a}:{a}, its companions' prefix, is also {a}'s.
+    start_bg holder -t 60s -k '{a}' -- sleep 60
+    wait_for "the holder" lock_held '{a}'
+    local before key
+    before=$(database_snapshot)
+    for key in 'a}:{a' 'x{}:{x{'; do
+        run_rlr -k "$key" -- touch "$WORK/ran"
+        expect_status 64 "run on $key"
+        expect_contains "$err" "redlockrun: the key $key has no hash tag, and its other keys" "message"
+        expect_eq "$(printf '%s\n' "$err" | wc -l)" 1 "a one-line message"
+        run_rlr -k "$key" --status
+        expect_status 64 "--status of $key"
+        expect_eq "$out" "" "--status printed nothing"
+    done
+    expect_eq "$err" "redlockrun: the key x{}:{x{ has no hash tag, and its other keys ({x{}:{x{}:redlockrun:*) would be those of the key {x{}; put a hash tag in it, or leave out its braces" "the whole message"
+    [ -e "$WORK/ran" ] && fail "a command ran"
+    expect_eq "$(database_snapshot)" "$before" "the database"
+    alive "$holder" || fail "the holder of {a} ended: $(cat "$WORK/holder.err")"
+    run_rlr --list
+    expect_status 75 "--list"
+    expect_eq "$(printf '%s\n' "$out" | cut -d' ' -f1-6)" "{a}: held by $(hostname) pid $holder" "--list"
+    # Keys with braces that no other key's companions can be are locks as before.
+    for key in 'a}:{b' '}:{a' 'a}b'; do
+        run_rlr -k "$key" -c 'echo "$REDLOCKRUN_FENCE"'
+        expect_status 0 "$key"
+        expect_eq "$out" "$(rcli get "{$key}:redlockrun:fence")" "the fence of $key"
+    done
+}
+
 run_tests

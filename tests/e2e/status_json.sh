@@ -344,8 +344,19 @@ print(" ".join(json.loads(line)["state"] for line in open(sys.argv[1])))' "$WORK
     cp "$WORK/held.json" "$WORK/out"
     expect_eq "$(json_get 'd["holders"][0]["pid"], d["holders"][0]["host"]')" \
         "($holder, '$(hostname)')" "the held lock's object"
-    run_rlr --list 'pat*' --json
-    expect_eq "$(listed_keys json)" "pat-free pat-held " "--list 'pat*' --json"
+    # The pattern may come after --json too, on either side of --list.
+    local order
+    for order in "--list 'pat*' --json" "--list --json 'pat*'" "--json --list 'pat*'" \
+        "--list -q --json 'pat*'"; do
+        eval "run_rlr $order"
+        expect_status 75 "$order"
+        json_ok "$order"
+        expect_eq "$(listed_keys json)" "pat-free pat-held " "$order"
+    done
+    run_rlr --list --json 'pat*' 'backup*'
+    expect_status 64 "two patterns"
+    expect_eq "$err" "redlockrun: --list takes no command (see redlockrun --help)" "two patterns"
+    expect_eq "$out" "" "two patterns: nothing listed"
 }
 
 test_list_sends_scan_and_never_keys() {
@@ -426,9 +437,27 @@ test_list_failures_and_usage_errors() {
     done
 }
 
+test_list_tells_a_user_who_may_not_ask_for_the_cluster_s_masters() {
+    run_rlr -k job -- true
+    rcli acl setuser lister on '>listerpass' '~*' '+@all' '-cluster' >/dev/null
+    echo listerpass >"$WORK/password"
+    chmod 600 "$WORK/password"
+    run_rlr -u "redis://lister:@127.0.0.1:$REDIS_PORT" --password-file "$WORK/password" --list
+    expect_status 69
+    expect_eq "$out" "" "nothing listed"
+    expect_eq "$(wc -l <"$WORK/err")" 1 "one line"
+    expect_contains "$err" "redlockrun: cannot list the locks: Redis at 127.0.0.1:$REDIS_PORT answered CLUSTER NODES, which --list asks to find every master of a Redis Cluster, with NOPERM" "message"
+    expect_contains "$err" "; allow the user +cluster|nodes" "message"
+    rcli acl setuser lister '+cluster|nodes' >/dev/null
+    run_rlr -u "redis://lister:@127.0.0.1:$REDIS_PORT" --password-file "$WORK/password" --list
+    expect_status 0 "with +cluster|nodes"
+    expect_eq "$out" "job: free (last fence $(rcli get '{job}:redlockrun:fence'))" "--list"
+    rcli acl deluser lister >/dev/null
+}
+
 test_list_ends_on_a_server_whose_scan_never_ends() {
     # Not Redis: a server that answers every SCAN with the same cursor, which would otherwise keep
-    # --list scanning for ever.
+    # --list scanning for ever (and CLUSTER NODES as a server outside a cluster does).
     /usr/bin/python3 - "$WORK/port" <<'EOF' &
 import socket, sys
 server = socket.socket()
@@ -438,9 +467,10 @@ open(sys.argv[1], "w").write(str(server.getsockname()[1]))
 connection, _ = server.accept()
 connection.settimeout(30)
 answer = b"*2\r\n$1\r\n7\r\n*0\r\n"
+no_cluster = b"-ERR This instance has cluster support disabled\r\n"
 try:
     while data := connection.recv(65536):
-        connection.sendall(answer * data.count(b"SCAN"))
+        connection.sendall(no_cluster * data.count(b"CLUSTER") + answer * data.count(b"SCAN"))
 except OSError:
     pass
 EOF

@@ -11,6 +11,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 using namespace redlockrun;
@@ -274,6 +275,42 @@ TEST_CASE("cli: --list takes its pattern if one follows, and --json goes with it
     CHECK(usage_error({"--json=yes", "--list"}) == "--json takes no value");
 }
 
+TEST_CASE("cli: --list's pattern may follow other options, in any order with --json") {
+    for (const auto& words : std::vector<std::vector<const char*>>{
+             {"--list", "--json", "held*"},
+             {"--json", "--list", "held*"},
+             {"--list", "held*", "--json"},
+             {"--list=held*", "--json"},
+             {"--list", "-q", "--json", "held*"},
+             {"--list", "-u", "redis://h", "held*"},
+             {"--list", "--json", "--list", "held*"},
+         }) {
+        std::vector<const char*> argv{"redlockrun"};
+        argv.insert(argv.end(), words.begin(), words.end());
+        std::string line;
+        for (const char* word : words) {
+            line += std::string(word) + " ";
+        }
+        CAPTURE(line);
+        const Options options = configure(
+            parse_command_line(static_cast<int>(argv.size()), argv.data()).options, ConfigPlaces{});
+        CHECK(options.list_pattern == "held*");
+        CHECK(options.command.empty());
+        const bool json_given = std::any_of(words.begin(), words.end(), [](const char* word) {
+            return std::string_view(word) == "--json";
+        });
+        CHECK(options.json == json_given);
+    }
+    // Still one pattern, and no command.
+    CHECK(usage_error({"--list", "--json", "a*", "b*"}) == "--list takes no command");
+    CHECK(usage_error({"--list", "a*", "--json", "b*"}) == "--list takes no command");
+    CHECK(usage_error({"--list", "--json", "--", "a*"}) == "--list takes no command");
+    CHECK(usage_error({"--list", "--json", "a*", "--json"}) == "--list takes no command");
+    CHECK(usage_error({"--list", "--json", ""}).starts_with("--list: an empty pattern"));
+    CHECK(usage_error({"--list", "-k", "j", "a*"}).starts_with("--list and -k exclude each other"));
+    CHECK(usage_error({"--status", "-k", "j", "--json", "a*"}) == "--status takes no command");
+}
+
 namespace {
 
 // What a parse comes to: the command line, or its usage error's message.
@@ -335,6 +372,8 @@ TEST_CASE("cli: declaring only the options the words can name changes nothing CL
         {"--list"},
         {"--list", "a*", "--json"},
         {"--list", "--json"},
+        {"--list", "--json", "a*"},
+        {"--list", "-q", "a*", "b*"},
         {"--list=", "-q"},
         {"--limit", "3", "--min-hold=1s", "-k", "j", "true"},
         {"-q-limit", "2", "-k", "j", "true"},

@@ -2,8 +2,12 @@
 
 #include <doctest/doctest.h>
 
+#include <map>
 #include <optional>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 using namespace redlockrun::lock;
 
@@ -100,9 +104,107 @@ TEST_CASE("keys: names that no lock gives are no lock's") {
     }
 }
 
-TEST_CASE("keys: where two keys name the same companions, the one with a hash tag wins") {
-    // a}:{a has no hash tag (no '}' after its '{'), and names its companions {a}:{a}..., as {a}
-    // does; so does {a}:{a}'s tagged reading.
-    CHECK(lock_keys("a}:{a")->owner == lock_keys("{a}")->owner);
-    CHECK(lock_key_of("{a}:{a}:redlockrun:owner") == std::optional<std::string>("{a}"));
+TEST_CASE("keys: a key without a hash tag whose companions would be a tagged key's is refused") {
+    // a}:{a has no hash tag (no '}' after its '{'); {a}:{a}, its C, is also {a}'s.
+    for (const auto& [key, other] : std::vector<std::pair<std::string, std::string>>{
+             {"a}:{a", "{a}"}, {"job}:x{job", "x{job}"}, {"x{}:{x{", "{x{}"}, {"a}::{a", ":{a}"}}) {
+        CAPTURE(key);
+        const auto names = lock_keys(key);
+        REQUIRE_FALSE(names);
+        CHECK(names.error() == "the key " + key + " has no hash tag, and its other keys ({" + key +
+                                   "}:redlockrun:*) would be those of the key " + other +
+                                   "; put a hash tag in it, or leave out its braces");
+        REQUIRE(lock_keys(other));
+        CHECK(lock_keys(other)->owner == "{" + key + "}:redlockrun:owner");
+        CHECK(lock_key_of(lock_keys(other)->owner) == std::optional<std::string>(other));
+    }
+    // Braces that cannot read so: no other key's C.
+    for (const char* key : {"a}b", "a}:b", "a}:{b", "a}:{}a}", "{}:{a", "a}{a", "a:}{a", "}:{a"}) {
+        CAPTURE(key);
+        CHECK(lock_keys(key));
+    }
+}
+
+namespace {
+
+// The naming without any key refused: C for every key (lock/keys.hpp).
+std::string companion_prefix_of(const std::string& key) {
+    const auto tag = hash_tag(key);
+    return tag.empty() ? "{" + key + "}" : "{" + std::string(tag) + "}:" + key;
+}
+
+// Every string of up to `max_length` of these bytes.
+std::vector<std::string> every_string(std::string_view bytes, size_t max_length) {
+    std::vector<std::string> strings{""};
+    for (size_t at = 0; at < strings.size(); ++at) {
+        if (strings[at].size() < max_length) {
+            for (const char byte : bytes) {
+                strings.push_back(strings[at] + byte);
+            }
+        }
+    }
+    return strings;
+}
+
+} // namespace
+
+TEST_CASE("keys: no two keys share a companion, and only keys that would are refused") {
+    // Every key of up to 7 bytes from the bytes that make hash tags and the prefixes: collisions
+    // such as a}:{a and {a} need 5, x{}:{x{ and {x{} 7.
+    const std::vector<std::string> keys = every_string("{}:a", 7);
+    std::map<std::string, std::string> key_of_prefix;    // of every accepted key
+    std::map<std::string, std::string> unrefused_naming; // C -> a key, as if none were refused
+    for (const std::string& key : keys) {
+        if (!key.empty()) {
+            unrefused_naming.emplace(companion_prefix_of(key), key);
+        }
+    }
+    size_t refused = 0;
+    for (const std::string& key : keys) {
+        if (key.empty()) {
+            continue;
+        }
+        CAPTURE(key);
+        const auto names = lock_keys(key);
+        const std::string prefix = companion_prefix_of(key);
+        if (!names) {
+            ++refused;
+            // Refused only if another key, which is accepted, has the same C.
+            const std::string& other = unrefused_naming.at(prefix);
+            CHECK(other != key);
+            CHECK(hash_tag(key).empty());
+            CHECK_FALSE(hash_tag(other).empty());
+            CHECK(lock_keys(other));
+            continue;
+        }
+        // The naming itself is unchanged for every accepted key.
+        CHECK(names->owner == prefix + ":redlockrun:owner");
+        const auto [place, inserted] = key_of_prefix.emplace(prefix, key);
+        CAPTURE(place->second);
+        CHECK(inserted);
+        // Each companion gives back its key.
+        for (const std::string& companion : {names->owner, names->fence, names->wake, names->queue,
+                                             prefix + ":redlockrun:wake:1f"}) {
+            CAPTURE(companion);
+            CHECK(lock_key_of(companion) == std::optional<std::string>(key));
+            // In the key's Cluster slot, unless no name can be: a '}' and no hash tag.
+            if (!hash_tag(key).empty()) {
+                CHECK(hash_tag(companion) == hash_tag(key));
+            } else if (key.find('}') == std::string::npos) {
+                CHECK(hash_tag(companion) == key);
+            }
+        }
+    }
+    CHECK(refused > 0);
+    // A name that no accepted key gives is no key's; one that lock_key_of reads is that key's.
+    for (const std::string& prefix : every_string("{}:a", 7)) {
+        CAPTURE(prefix);
+        const auto key = lock_key_of(prefix + ":redlockrun:fence");
+        const auto named = key_of_prefix.find(prefix);
+        if (named == key_of_prefix.end()) {
+            CHECK_FALSE(key.has_value());
+        } else {
+            CHECK(key == std::optional<std::string>(named->second));
+        }
+    }
 }
