@@ -35,6 +35,8 @@ public:
     void on_due(run::Supervisor& supervisor) override;
 
     bool lost() const { return lost_; }
+    // The local validity deadline: the lock can be counted on until then, and no longer.
+    SteadyTime valid_until() const { return valid_until_; }
 
 private:
     void renew(run::Supervisor& supervisor);

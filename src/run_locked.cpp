@@ -96,11 +96,13 @@ run::ChildSpec find_child(const Options& options) {
 
 // Releases the lock if it is still ours; returns true if it found that the lock had been lost. A
 // loss the keeper has reported already is not reported again. Only after the command ran does
-// --min-hold keep the lock.
+// --min-hold keep the lock. valid_until: the lock's validity deadline, if known (a Cluster's
+// redirects are followed until then).
 bool release(lock::LockClient& lock, const Logger& log, const SteadyTime& acquired_at,
-             lock::CommandRan command_ran = lock::CommandRan::no, bool known_lost = false) {
+             lock::CommandRan command_ran = lock::CommandRan::no, bool known_lost = false,
+             const Deadline& valid_until = {}) {
     const auto& key = lock.keys().lock;
-    auto answer = lock.release(command_ran);
+    auto answer = lock.release(command_ran, valid_until);
     if (!answer) {
         if (known_lost) {
             log.info("could not release {}: {}", key, answer.error().message);
@@ -222,7 +224,8 @@ int run_locked(const Options& options, const redis::ConnectionSettings& settings
     log.info("the command {} after {}", run::describe_wait_status(wait_status),
              format_duration(steady_now() - acquired_at));
 
-    const bool found_lost = release(lock, log, acquired_at, lock::CommandRan::yes, keeper.lost());
+    const bool found_lost =
+        release(lock, log, acquired_at, lock::CommandRan::yes, keeper.lost(), keeper.valid_until());
     if ((keeper.lost() || found_lost) && options.on_lost == OnLost::term) {
         return options.lost_exit_code;
     }

@@ -253,12 +253,15 @@ Expected<RenewAnswer, CallFailure> LockClient::renew(const Deadline& not_after) 
     return std::move(*answer);
 }
 
-Expected<ReleaseAnswer, CallFailure> LockClient::release(CommandRan command_ran) {
+Expected<ReleaseAnswer, CallFailure> LockClient::release(CommandRan command_ran,
+                                                         const Deadline& valid_until) {
     const unsigned resends = connection_.resends();
+    redis::CallOptions options;
+    options.redirects_until = valid_until;
     auto answer = run(scripts::release,
                       {identity_.token, std::string(unit_name(params_.unit)), limit_arg(),
                        command_ran == CommandRan::yes ? "1" : "0"},
-                      decode_release);
+                      decode_release, options);
     if (answer && connection_.resends() != resends) {
         // Sent twice: the first may have run, deleting key and owner record together, and only
         // its answer been lost. "Gone" is then its work. The other way to "gone" is an expiry,

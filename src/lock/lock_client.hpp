@@ -74,8 +74,12 @@ public:
     // A release that the connection had to send twice (connection.hpp) and that finds the lock
     // gone counts as released: the first one ran, and only its answer was lost. With --min-hold,
     // the release after the command ran, if before that time, leaves the lock to expire then
-    // (Released::kept_for); a grant whose command never ran is always given back at once.
-    Expected<ReleaseAnswer, redis::CallFailure> release(CommandRan command_ran = CommandRan::no);
+    // (Released::kept_for); a grant whose command never ran is always given back at once. On Redis
+    // Cluster, redirects are followed until valid_until, the lock's validity deadline, if that
+    // comes later than the request's own time: a release that gives up while the nodes disagree
+    // about the slot would leave the lock held until its TTL.
+    Expected<ReleaseAnswer, redis::CallFailure> release(CommandRan command_ran = CommandRan::no,
+                                                        const Deadline& valid_until = {});
     Expected<StatusSnapshot, redis::CallFailure> status();
     // A semaphore's waiter that gives up leaves the queue, and passes on a wake-up it may have
     // been sent. Best effort: a place not given up lapses by itself.

@@ -21,7 +21,8 @@ bool unreachable(const CallFailure& failure) {
            failure.kind == CallFailure::Kind::closed || failure.kind == CallFailure::Kind::io ||
            failure.kind == CallFailure::Kind::timed_out ||
            failure.kind == CallFailure::Kind::loading || // a restarted server reading its data back
-           failure.kind == CallFailure::Kind::not_master; // Sentinel, in the middle of a failover
+           failure.kind == CallFailure::Kind::not_master || // Sentinel, in the middle of a failover
+           failure.kind == CallFailure::Kind::redirected;   // Cluster nodes that disagree, still
 }
 
 // Failures after which the acquire may have run on the server, granting the lock, with only its

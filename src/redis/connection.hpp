@@ -12,9 +12,15 @@
 //
 // On Redis Cluster, a request answered with -MOVED is sent again to the node named, which this
 // connection then keeps to; -ASK sends it once, with ASKING, on a connection of its own to the
-// node named; -TRYAGAIN and -CLUSTERDOWN send it again after a pause, while the request's time
-// lasts. Every command of a request names keys of one slot, so nothing of it ran where it was
-// redirected from. Redirects are capped, so that a misconfigured cluster cannot loop.
+// node named; -TRYAGAIN and -CLUSTERDOWN send it again after a pause. Every command of a request
+// names keys of one slot, so nothing of it ran where it was redirected from. A redirect back to a
+// node the request has been to already (the nodes disagree about the slot: a migration's end told
+// to the source first) is followed after a jittered pause that grows with each one, as are the
+// redirects after the first few: the nodes usually agree again within seconds, and a burst of
+// redirects would spend the request's time in milliseconds. All of it lasts as long as the
+// request's own time (--connect-timeout and the time the server may block, or
+// CallOptions::not_after), and no longer: a misconfigured cluster that sends a request round in
+// circles fails it then (CallFailure::Kind::redirected).
 //
 // Through Sentinel (a redis-sentinel:// URL), every new connection first asks the sentinels, in
 // turn from the one that answered last, where the master is, and sends ROLE in the same write as
@@ -35,6 +41,7 @@
 
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,6 +59,7 @@ struct CallFailure {
         error_reply,   // the request itself was answered with an error
         loading,       // the server answered LOADING: it restarted and is reading its data back
         not_master,    // Sentinel: the server named as the master is not one (any more)
+        redirected,    // Cluster: redirected, or asked to try again, for as long as it had
         abandoned,     // the Wakeup asked to stop
         system,        // this machine ran out of file descriptors or memory
     };
@@ -78,6 +86,10 @@ struct CallOptions {
     Deadline not_after;
     // Sentinel: ask a sentinel whether the master is still the one connected to, before sending.
     bool confirm_master = false;
+    // Cluster: redirects are followed until then when that is later than the request's own time:
+    // a release is worth trying for as long as its lock is valid, however long the nodes take to
+    // agree on where the slot is. Each attempt on a node keeps its own time.
+    Deadline redirects_until;
 };
 
 class Connection {
@@ -86,8 +98,8 @@ public:
     Connection(ConnectionSettings settings, const Wakeup* wakeup);
 
     // Sends the commands in one write and returns their replies in order. Error replies are
-    // returned as replies (a redirect that could not be followed too); only the login's are
-    // failures. After a failure other than
+    // returned as replies; only the login's are failures, and a Cluster's redirects that did not
+    // end within the request's time (redirected). After a failure other than
     // login_refused (and an abandoned call that got all its replies) the connection is closed,
     // and the next call reconnects. A call on a connection that had worked, and broke, is made
     // once more on a new connection (see above).
@@ -117,7 +129,11 @@ public:
     // sentinel's other answer, or why none answered); empty afterwards, and without news.
     std::string take_master_news() { return std::exchange(master_news_, {}); }
 
-    static constexpr int max_redirects = 5;
+    // Redirects followed at once, each to a node the request has not been to; after them, and
+    // for every one back to a node already tried, the pauses below (jittered down to half).
+    static constexpr int redirects_without_pause = 5;
+    static constexpr Millis first_redirect_pause{20};
+    static constexpr Millis longest_redirect_pause{500};
 
 private:
     // call() without the cluster's redirects.
@@ -139,6 +155,8 @@ private:
     // Sentinel: asks up to `tries` sentinels in turn, from the one that answered last, where the
     // master is. The failure says what each of them answered.
     Expected<HostPort, CallFailure> ask_sentinels(const CallOptions& options, size_t tries);
+    // Between half of `pause` and all of it.
+    Millis jittered(Millis pause);
 
     ConnectionSettings settings_;
     const Wakeup* wakeup_;
@@ -157,6 +175,7 @@ private:
     std::string named_by_; // the sentinel that named the master last, for messages
     std::string master_news_;
     bool checking_role_ = false;
+    std::optional<std::minstd_rand> random_; // seeded at the first pause between redirects
 };
 
 } // namespace redlockrun::redis

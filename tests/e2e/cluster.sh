@@ -210,6 +210,136 @@ test_a_slot_migrated_while_a_holder_runs_and_waiters_wait() {
     check_no_overlap
 }
 
+# Starts moving KEY's slot to another master and tells only the source that it is done, as a
+# script walking the nodes in port order may: from then on the source sends the slot's requests
+# to the target with -MOVED, and the target, still importing, sends them back, until it is told
+# too (tell_the_rest). Sets source, target and slot.
+tell_the_source_first() {
+    local key=$1 source_id target_id keys
+    source=$(master_of "$key")
+    target=$(masters | grep -v "^$source\$" | head -1)
+    slot=$(ncli "$source" cluster keyslot "$key")
+    source_id=$(ncli "$source" cluster myid)
+    target_id=$(ncli "$target" cluster myid)
+    ncli "$target" cluster setslot "$slot" importing "$source_id" >/dev/null
+    ncli "$source" cluster setslot "$slot" migrating "$target_id" >/dev/null
+    keys=$(ncli "$source" cluster getkeysinslot "$slot" 100)
+    if [ -n "$keys" ]; then
+        ncli "$source" migrate 127.0.0.1 "$target" "" 0 5000 keys $keys >/dev/null
+    fi
+    ncli "$source" cluster setslot "$slot" node "$target_id" >/dev/null
+}
+
+tell_the_rest() {
+    local port target_id
+    target_id=$(ncli "$target" cluster myid)
+    for port in $(masters | grep -v "^$source\$"); do
+        ncli "$port" cluster setslot "$slot" node "$target_id" >/dev/null
+    done
+}
+
+# For the two seconds the nodes disagree, waiters and the holder's release must ride out the
+# redirects, not spend them in milliseconds and give up (69, and a release that fails and leaves
+# the lock until its TTL).
+test_a_migration_told_to_the_source_first_bounces_requests_for_two_seconds() {
+    flush_cluster
+    local key=csem1 source target slot
+    local url="redis://127.0.0.1:$(master_of "$key")"
+    start_bg holder -u "$url" -t 5s -k "$key" -c \
+        "echo holder start \$(date +%s%N) >>'$WORK/records'; sleep 1.5;
+         echo holder end \$(date +%s%N) >>'$WORK/records'"
+    wait_for "the holder" grep -q "holder start" "$WORK/records"
+    start_bg exclusive -u "$url" -w 20s -t 5s -k "$key" -c \
+        "echo exclusive start \$(date +%s%N) >>'$WORK/records'; sleep 0.2;
+         echo exclusive end \$(date +%s%N) >>'$WORK/records'"
+    start_bg counted -u "$url" -w 20s -t 5s --limit 2 -k "$key" -c \
+        "echo counted start \$(date +%s%N) >>'$WORK/records'; sleep 0.2;
+         echo counted end \$(date +%s%N) >>'$WORK/records'"
+    wait_for "both waiters to block" blocked_on "$(master_of "$key")" 2
+    tell_the_source_first "$key"
+    sleep 2 # the holder's release falls in here
+    tell_the_rest
+    local name
+    for name in holder exclusive counted; do
+        exit_of "${!name}" || fail "$name exited with $?: $(cat "$WORK/$name.err")"
+        expect_not_contains "$(cat "$WORK/$name.err")" "could not release" "$name's release"
+    done
+    check_no_overlap
+    expect_eq "$(ncli "$target" exists "$key")" 0 "$key released on $target"
+    expect_eq "$(master_of "$key")" "$target" "the slot moved"
+}
+
+# The nodes disagree for longer than a request's own time (--connect-timeout 1s): a waiter keeps
+# waiting for as long as its -w allows, and the release goes on for as long as the lock is valid.
+test_nodes_that_disagree_longer_than_a_request_may_take() {
+    flush_cluster
+    local key=csem1 source target slot
+    local url="redis://127.0.0.1:$(master_of "$key")"
+    start_bg holder -u "$url" --connect-timeout 1s -t 10s -k "$key" -c \
+        "echo holder start \$(date +%s%N) >>'$WORK/records'; sleep 1;
+         echo holder end \$(date +%s%N) >>'$WORK/records'"
+    wait_for "the holder" grep -q "holder start" "$WORK/records"
+    start_bg waiter -u "$url" --connect-timeout 1s -w 20s -k "$key" -c \
+        "echo waiter start \$(date +%s%N) >>'$WORK/records'; sleep 0.2;
+         echo waiter end \$(date +%s%N) >>'$WORK/records'"
+    wait_for "the waiter to block" blocked_on "$(master_of "$key")" 1
+    tell_the_source_first "$key"
+    sleep 3.5
+    tell_the_rest
+    exit_of "$holder" || fail "the holder exited with $?: $(cat "$WORK/holder.err")"
+    expect_not_contains "$(cat "$WORK/holder.err")" "could not release" "the holder's release"
+    exit_of "$waiter" || fail "the waiter exited with $?: $(cat "$WORK/waiter.err")"
+    check_no_overlap
+    expect_eq "$(ncli "$target" exists "$key")" 0 "$key released on $target"
+}
+
+# ended_at NAME ARGS...: redlockrun in the background; "STATUS MS" in $WORK/NAME.end when it exits,
+# its stderr in $WORK/NAME.err.
+ended_at() {
+    local name=$1
+    shift
+    ("$REDLOCKRUN" "$@" 2>"$WORK/$name.err"; echo "$? $(now_ms)" >"$WORK/$name.end") &
+    BACKGROUND_PIDS+=("$!")
+}
+
+# A cluster whose nodes never agree (the target is never told) must not keep anyone forever, nor
+# let a renewal answer after the holder's deadline: every request ends with its own time, a wait
+# with its -w, and the holder finds its lock lost within its TTL.
+test_nodes_that_never_agree_end_every_request_in_time() {
+    flush_cluster
+    local key=csem1 source target slot
+    local url="redis://127.0.0.1:$(master_of "$key")"
+    ended_at holder -u "$url" --connect-timeout 1s -t 3s -k "$key" -c \
+        "echo holder start >>'$WORK/records'; sleep 10; echo holder end >>'$WORK/records'"
+    wait_for "the holder" grep -q "holder start" "$WORK/records"
+    ended_at waiter -u "$url" --connect-timeout 1s -w 4s -k "$key" -- true
+    wait_for "the waiter to block" blocked_on "$(master_of "$key")" 1
+    local began
+    began=$(now_ms)
+    tell_the_source_first "$key"
+    RUN_RLR_LIMIT=20 run_rlr -u "$url" --connect-timeout 1s -n -k "$key" -- true
+    expect_status 69 "a run while the nodes disagree"
+    expect_contains "$err" "did not serve the request within" "its message"
+    expect_contains "$err" "MOVED $slot" "its message"
+    expect_lt "$elapsed_ms" 2500 "its time, with --connect-timeout 1s"
+    RUN_RLR_LIMIT=20 run_rlr -u "$url" -k "$key" --status
+    expect_status 69 "--status while the nodes disagree"
+    expect_ge "$elapsed_ms" 4500 "its time, with the default --connect-timeout of 5s"
+    expect_lt "$elapsed_ms" 7000 "its time, with the default --connect-timeout of 5s"
+    wait_for "the holder and the waiter to end" test -s "$WORK/holder.end" -a -s "$WORK/waiter.end"
+    local end_status end_ms
+    read -r end_status end_ms <"$WORK/holder.end"
+    expect_eq "$end_status" 76 "the holder, whose renewals cannot get through"
+    # Lost at its deadline (under 3s), then one release that ends with --connect-timeout.
+    expect_lt "$((end_ms - began))" 4800 "the holder's end, with -t 3s"
+    read -r end_status end_ms <"$WORK/waiter.end"
+    expect_eq "$end_status" 69 "the waiter, at the end of its -w"
+    expect_contains "$(cat "$WORK/waiter.err")" "gave up waiting for $key" "the waiter's message"
+    expect_lt "$((end_ms - began))" 5500 "the waiter's end, with -w 4s"
+    expect_eq "$(grep -c "holder end" "$WORK/records")" 0 "the holder's command was stopped"
+    tell_the_rest
+}
+
 # The records "NAME start|end NS" of $WORK/records: no two sections overlap.
 check_no_overlap() {
     /usr/bin/python3 - "$WORK/records" <<'EOF' || fail "sections overlapped (above)"
