@@ -122,6 +122,15 @@ class Group:
                         timeout=20)
         return target
 
+    def redirects_answered(self):
+        """How many -MOVED and -ASK answers the nodes have given so far (INFO errorstats)."""
+        total = 0
+        for node in self.nodes:
+            stats = self.s.commandstats(node)
+            total += sum(stats.get(f"errorstat_{word}", {}).get("count", 0)
+                         for word in ("MOVED", "ASK"))
+        return total
+
     def expect_free(self, key):
         """Fails the run if KEY is still locked on the master that serves it."""
         owner = self.owner(key)

@@ -5,7 +5,7 @@ from cluster_group import Group
 from harness import scenario
 
 
-@scenario("cluster-slot-migration", runs=(1, 10), timeout=150, promise="""
+@scenario("cluster-slot-migration", runs=(1, 10), timeout=150, sections=(20, 600), promise="""
     Three masters; the lock's slot is migrated from one to the next (IMPORTING, MIGRATING, the
     keys moved with MIGRATE, then SETSLOT NODE to every node) while a holder runs, two exclusive
     waiters and a --limit 2 waiter wait, and more exclusive and --limit 2 runs queue, all through
@@ -37,7 +37,14 @@ def cluster_slot_migration(s):
         exclusive = s.load(lambda: run(s.counter, name="load"), workers=2, sections=2)
         counted = s.load(lambda: run(s.counter, name="load-counted", limit=2), workers=1,
                          sections=2)
-        g.migrate(s.key, source_first=source_first, meanwhile=lambda: s.fire(tag))
+        source = g.owner(s.key)
+        moved_before = g.redirects_answered()
+        target = g.migrate(s.key, source_first=source_first, meanwhile=lambda: s.fire(tag))
+        s.confirm(f"round {round_number}: the slot of {s.key} moved from {source.name} to "
+                  f"{target.name}", lambda: source is not target and g.owner(s.key) is target)
+        if source_first:
+            s.confirm(f"round {round_number}: the nodes answered -MOVED while they disagreed",
+                      lambda: g.redirects_answered() > moved_before)
         s.wait_exit(holder, timeout=30)
         for started in (exclusive, counted):
             started.join(timeout=90)
