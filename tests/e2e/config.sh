@@ -167,6 +167,44 @@ conect-timeout = 1s"
     expect_eq "$(rcli dbsize)" 0 "nothing written"
 }
 
+# A line redlockrun cannot read as `entry = value` is never read as something else (a file whose
+# lines end in a lone CR was one comment, and the run used the default server): 64, the file, the
+# line and what is wrong, before anything connects.
+test_a_line_that_is_not_entry_equals_value_is_an_error() {
+    export XDG_CONFIG_HOME="$WORK/xdg"
+    unset REDLOCKRUN_URL REDIS_URL
+    local file="$WORK/xdg/redlockrun/config" text expected
+    mkdir -p "$WORK/xdg/redlockrun"
+    # Each file's URL names the USER server: read in part, or as nothing (the default server), a
+    # file would end the run otherwise than with 64.
+    while IFS='|' read -r text expected; do
+        printf "$text" "$USER_PORT" >"$file"
+        chmod 600 "$file"
+        run_rlr -k job -- touch "$WORK/ran"
+        expect_status 64 "$text"
+        expect_eq "$err" "redlockrun: $file, $expected" "$text"
+        [ -e "$WORK/ran" ] && fail "the command ran ($text)"
+    done <<'CASES'
+# hi\rurl = redis://127.0.0.1:%s\r|line 1: a carriage return (CR) ends a line where a newline (LF) should: save the file with LF (or CR LF) line ends
+\xef\xbb\xbfurl = redis://127.0.0.1:%s\n|line 1: the file starts with a byte-order mark (U+FEFF): save it as UTF-8 without one
+ttl = 5s\nurl = redis://127.0.0.1:%s\0/1\n|line 2: holds a NUL byte: a config file is text
+url: redis://127.0.0.1:%s\n|line 1: no '=': write entry = value
+\n\nurl redis://127.0.0.1:%s\n|line 3: no '=': write entry = value
+redis.url = redis://127.0.0.1:%s\n|line 1: 'redis.url' is a dotted name: redlockrun's entries have no sections, write url = value
+url = redis://127.0.0.1:%s\nurl = redis://127.0.0.1:1\n|line 2: url is set twice (also on line 1)
+[redis]\nurl = redis://127.0.0.1:%s\n|line 1: [redis]: redlockrun's settings have no sections
+CASES
+    expect_eq "$(redis-cli -p "$USER_PORT" dbsize)" 0 "nothing written"
+
+    # CR LF line ends, comments, quotes and blank lines are read as they were.
+    printf '# written on Windows\r\n\r\nurl = "redis://127.0.0.1:%s" # quoted\r\nttl = 41s\r\n' \
+        "$USER_PORT" >"$file"
+    run_rlr -k crlf -- sh -c "redis-cli -p $USER_PORT pttl crlf"
+    expect_status 0 "CR LF line ends"
+    expect_eq "$(server_of crlf)" USER "the file's server"
+    expect_ge "$out" 35000 "the file's ttl"
+}
+
 # Opening a FIFO for reading waits for a writer: a config file must never make redlockrun hang.
 test_a_fifo_is_refused_at_once() {
     export XDG_CONFIG_HOME="$WORK/xdg"
