@@ -205,6 +205,68 @@ CASES
     expect_ge "$out" 35000 "the file's ttl"
 }
 
+# cron starts jobs in $HOME: a relative path in a file names a file beside it, while one on the
+# command line stays relative to the working directory.
+test_relative_paths_in_a_file_are_beside_it() {
+    unset REDLOCKRUN_URL
+    mkdir -p "$WORK/etc/secrets" "$WORK/elsewhere" "$WORK/here"
+    printf 'correct horse battery\n' >"$WORK/etc/secrets/pw"
+    chmod 600 "$WORK/etc/secrets/pw"
+    printf 'url = redis://127.0.0.1:%s\npassword-file = secrets/pw\n' "$SECURE_PORT" >"$WORK/etc/rl.conf"
+    (cd "$WORK/elsewhere" && run_rlr --config "$WORK/etc/rl.conf" -k rel -- true && echo "$status:$err") \
+        >"$WORK/result"
+    expect_eq "$(cat "$WORK/result")" "0:" "an absolute --config, run from another folder"
+    (cd "$WORK" && run_rlr --config etc/rl.conf -k rel -- true && echo "$status:$err") >"$WORK/result"
+    expect_eq "$(cat "$WORK/result")" "0:" "a relative --config"
+    # The command line's --password-file is the working directory's.
+    printf 'wrong\n' >"$WORK/here/pw"
+    chmod 600 "$WORK/here/pw"
+    (cd "$WORK/here" && run_rlr --config "$WORK/etc/rl.conf" --password-file pw -k rel -- true &&
+        echo "$status:$err") >"$WORK/result"
+    expect_contains "$(cat "$WORK/result")" "69:" "the working directory's pw, which is wrong"
+    expect_contains "$(cat "$WORK/result")" "WRONGPASS" "the working directory's pw, which is wrong"
+    # A missing file is named as the file's folder makes it.
+    printf 'url = redis://127.0.0.1:%s\npassword-file = nothing\n' "$SECURE_PORT" >"$WORK/etc/rl.conf"
+    (cd "$WORK/elsewhere" && run_rlr --config "$WORK/etc/rl.conf" -k rel -- true && echo "$status:$err") \
+        >"$WORK/result"
+    expect_eq "$(cat "$WORK/result")" "64:redlockrun: $WORK/etc/rl.conf, line 2: password-file: cannot read $WORK/etc/nothing: No such file or directory" "a missing file"
+}
+
+# A password file its group can read is the usual way to share it with a service group (cron would
+# mail a warning on every run); one that others can read is warned about. A file's password-file
+# that the command line or the environment overrides is not read, so not warned about either.
+test_password_file_warnings_are_for_others_only() {
+    export XDG_CONFIG_HOME="$WORK/xdg"
+    unset REDLOCKRUN_URL
+    printf 'correct horse battery\n' >"$WORK/password"
+    printf 'correct horse battery\n' >"$WORK/private"
+    chmod 600 "$WORK/private"
+    local mode
+    for mode in 600 640 660 440; do
+        chmod "$mode" "$WORK/password"
+        run_rlr -u "redis://127.0.0.1:$SECURE_PORT" --password-file "$WORK/password" -k job -- true
+        expect_status 0 "mode $mode"
+        expect_eq "$err" "" "no warning at mode $mode"
+    done
+    for mode in 604 644; do
+        chmod "$mode" "$WORK/password"
+        run_rlr -u "redis://127.0.0.1:$SECURE_PORT" --password-file "$WORK/password" -k job -- true
+        expect_status 0 "mode $mode"
+        expect_eq "$err" "redlockrun: --password-file: $WORK/password can be read by every user (mode 0$mode); make it unreadable to others with chmod o-r" "mode $mode"
+    done
+    write_user_config "url = redis://127.0.0.1:$SECURE_PORT
+password-file = $WORK/password" 600
+    run_rlr -k job -- true
+    expect_status 0
+    expect_eq "$err" "redlockrun: $WORK/xdg/redlockrun/config, line 2: password-file: $WORK/password can be read by every user (mode 0644); make it unreadable to others with chmod o-r" "the file's password-file"
+    run_rlr --password-file "$WORK/private" -k job -- true
+    expect_status 0 "--password-file over the file's"
+    expect_eq "$err" "" "the file's password-file, overridden, is not warned about"
+    REDISCLI_AUTH='correct horse battery' run_rlr -k job -- true
+    expect_status 0 "\$REDISCLI_AUTH over the file's password-file"
+    expect_eq "$err" "" "the file's password-file, overridden by the environment"
+}
+
 # Opening a FIFO for reading waits for a writer: a config file must never make redlockrun hang.
 test_a_fifo_is_refused_at_once() {
     export XDG_CONFIG_HOME="$WORK/xdg"

@@ -222,7 +222,7 @@ test_a_password_file_others_can_read_gets_a_warning() {
     chmod 644 "$WORK/password"
     run_rlr -u "redis://127.0.0.1:$SECURE_PORT" --password-file "$WORK/password" -k job -- true
     expect_status 0
-    expect_eq "$err" "redlockrun: --password-file: $WORK/password can be read by other users (mode 0644); make it private with chmod 600" "warning"
+    expect_eq "$err" "redlockrun: --password-file: $WORK/password can be read by every user (mode 0644); make it unreadable to others with chmod o-r" "warning"
     chmod 600 "$WORK/password"
     run_rlr -u "redis://127.0.0.1:$SECURE_PORT" --password-file "$WORK/password" -k job -- true
     expect_status 0

@@ -252,3 +252,25 @@ TEST_CASE("config text: what CLI11's reader accepted and still is") {
     CHECK(parse_config_text("url = 'redis-sentinel://a,b#m' # c\n", "c.conf").url->value ==
           "redis-sentinel://a,b#m");
 }
+
+TEST_CASE("configure: a relative path in a file is relative to the file's folder") {
+    TempDir dir;
+    ConfigPlaces places;
+    places.user_file = dir.write("user", "password-file = secrets/pw\ntls-ca-file = ca.pem\n"
+                                         "tls-cert = ../c.pem\ntls-key = /abs/k.pem\n"
+                                         "sentinel-password-file = s/pw\n");
+    auto options = configured({"-k", "j", "true"}, places);
+    REQUIRE(options.config_files.size() == 1);
+    const auto& file = options.config_files[0];
+    CHECK(file.password_file->value == dir.path + "/secrets/pw");
+    CHECK(file.password_file->origin == places.user_file.value() + ", line 1: password-file");
+    CHECK(file.tls.ca_file == dir.path + "/ca.pem");
+    CHECK(file.tls.cert_file == dir.path + "/../c.pem");
+    CHECK(file.tls.key_file == "/abs/k.pem");
+    CHECK(file.sentinel_password_file->value == dir.path + "/s/pw");
+    // The command line's stay relative to the working directory.
+    auto given =
+        configured({"--password-file", "pw", "--tls-ca-file", "ca.pem", "-k", "j", "true"}, places);
+    CHECK(given.password_file == "pw");
+    CHECK(given.tls.ca_file == "ca.pem");
+}
