@@ -1,5 +1,6 @@
 #include "cli.hpp"
 
+#include "config_lines.hpp"
 #include "fatal.hpp"
 #include "options.hpp"
 #include "version.hpp"
@@ -9,9 +10,9 @@
 
 #include <bitset>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <sstream>
 #include <string_view>
 #include <utility>
@@ -486,62 +487,6 @@ Fatal config_error(const std::string& message) {
     return Fatal(ExitStatus::usage, message);
 }
 
-std::string_view trimmed(std::string_view text) {
-    const auto start = text.find_first_not_of(" \t\r");
-    if (start == std::string_view::npos) {
-        return {};
-    }
-    return text.substr(start, text.find_last_not_of(" \t\r") - start + 1);
-}
-
-// The line a config file's entry is on (its nth time), to point at it in a message. The entries
-// come from CLI11's reader, which does not count lines.
-std::optional<size_t> line_of(std::string_view text, const std::string& entry, int nth = 1) {
-    size_t number = 0;
-    while (!text.empty()) {
-        ++number;
-        const auto end = text.find('\n');
-        const std::string_view line = text.substr(0, end);
-        text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
-        auto name = trimmed(line.substr(0, line.find_first_of("=#")));
-        if (name.size() >= 2 && (name.front() == '"' || name.front() == '\'') &&
-            name.back() == name.front()) {
-            name = name.substr(1, name.size() - 2);
-        }
-        if (name == entry && --nth == 0) {
-            return number;
-        }
-    }
-    return std::nullopt;
-}
-
-// The config text without its comments: from a '#' outside quotes to the end of its line. CLI11's
-// reader would cut a value at its first '#' even within quotes, and a Sentinel URL ends in
-// #MASTER. Lines stay where they were, for line_of().
-std::string without_comments(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    char quote = 0;
-    bool comment = false;
-    for (char c : text) {
-        if (c == '\n') {
-            quote = 0;
-            comment = false;
-        } else if (comment) {
-            continue;
-        } else if (quote != 0) {
-            quote = c == quote ? 0 : quote;
-        } else if (c == '"' || c == '\'') {
-            quote = c;
-        } else if (c == '#') {
-            comment = true;
-            continue;
-        }
-        out.push_back(c);
-    }
-    return out;
-}
-
 CommandLine parse_words(int argc, const char* const* argv, NamesInUse names) {
     Declarations declarations(std::move(names));
     CommandLine line;
@@ -593,22 +538,27 @@ namespace {
 enum class DeclareEvery { no, yes };
 
 OptionText parse_config(std::string_view text, const std::string& file, DeclareEvery every) {
-    const auto where = [&](const std::string& entry, int nth = 1) {
-        const auto line = line_of(text, entry, nth);
-        return line ? fmt::format("{}, line {}", file, *line) : file;
+    // Every line is read here first: CLI11's reader would take one it cannot read for another.
+    const ConfigLines lines = read_config_lines(text, file);
+    std::map<std::string, const ConfigEntry*, std::less<>> entries;
+    for (const ConfigEntry& entry : lines.entries) {
+        entries.emplace(entry.name, &entry);
+    }
+    const auto where = [&](const std::string& name) {
+        const auto found = entries.find(name);
+        return found == entries.end() ? file
+                                      : fmt::format("{}, line {}", file, found->second->line);
     };
     auto format = std::make_shared<CLI::ConfigTOML>();
     format->comment('\n'); // never in a line: the comments are gone already
-    const std::string uncommented = without_comments(text);
-    std::istringstream stream{uncommented};
+    std::istringstream stream{lines.text};
     const std::vector<CLI::ConfigItem> items = format->from_config(stream);
     Declarations declarations(every == DeclareEvery::yes ? NamesInUse::every_name()
                                                          : NamesInUse::in_entries(items));
-    std::set<std::string> seen;
     for (const CLI::ConfigItem& item : items) {
         if (!item.parents.empty()) {
-            throw config_error(fmt::format("{}: [{}]: redlockrun's settings have no sections", file,
-                                           item.parents.front()));
+            throw config_error(fmt::format("{}: [{}]: redlockrun's settings have no sections",
+                                           where(item.name), item.parents.front()));
         }
         const CLI::Option* option = declarations.app.get_option_no_throw("--" + item.name);
         if (option == nullptr) {
@@ -619,8 +569,10 @@ OptionText parse_config(std::string_view text, const std::string& file, DeclareE
             throw config_error(fmt::format("{}: {} can be given on the command line only",
                                            where(item.name), item.name));
         }
-        if (!seen.insert(item.name).second) {
-            throw config_error(fmt::format("{}: {} is set twice", where(item.name, 2), item.name));
+        const auto entry = entries.find(item.name);
+        if (entry != entries.end() && !entry->second->value) {
+            throw config_error(fmt::format("{}: {} has no value: write {} = value",
+                                           where(item.name), item.name, item.name));
         }
         if (item.inputs.size() != 1) {
             throw config_error(
@@ -630,9 +582,9 @@ OptionText parse_config(std::string_view text, const std::string& file, DeclareE
     }
     // Every entry is known to be allowed by now: CLI11 assigns them as it would options.
     declarations.app.config_formatter(format);
-    std::istringstream entries{uncommented};
+    std::istringstream assigned{lines.text};
     try {
-        declarations.app.parse_from_stream(entries);
+        declarations.app.parse_from_stream(assigned);
     } catch (const CLI::ParseError&) {
         throw config_error(fmt::format("{}: cannot be read as a config file", file));
     }

@@ -30,13 +30,37 @@ void refuse_exposed_password(const ConfigFile& file, const OptionText& entries) 
                             file.path, file.permissions));
 }
 
-redis::FileConnection connection_part(const OptionText& entries) {
+// A relative path in a config file names a file beside it, wherever the run starts: cron starts
+// jobs in $HOME, a service manager in /.
+std::string beside(const std::string& config_path, const std::string& path) {
+    const auto slash = config_path.rfind('/');
+    if (path.empty() || path.front() == '/' || slash == std::string::npos) {
+        return path;
+    }
+    return config_path.substr(0, slash + 1) + path;
+}
+
+std::optional<Setting> path_beside(const std::string& config_path,
+                                   const std::optional<Setting>& path) {
+    if (!path) {
+        return std::nullopt;
+    }
+    return Setting{beside(config_path, path->value), path->origin};
+}
+
+std::optional<std::string> path_value_beside(const std::string& config_path,
+                                             const std::optional<Setting>& path) {
+    return value_of(path_beside(config_path, path));
+}
+
+redis::FileConnection connection_part(const ConfigFile& file, const OptionText& entries) {
     return {entries.url,
-            entries.password_file,
-            {value_of(entries.tls_ca_file), value_of(entries.tls_cert), value_of(entries.tls_key),
-             value_of(entries.tls_server_name)},
+            path_beside(file.path, entries.password_file),
+            {path_value_beside(file.path, entries.tls_ca_file),
+             path_value_beside(file.path, entries.tls_cert),
+             path_value_beside(file.path, entries.tls_key), value_of(entries.tls_server_name)},
             entries.sentinel_user,
-            entries.sentinel_password_file};
+            path_beside(file.path, entries.sentinel_password_file)};
 }
 
 } // namespace
@@ -63,7 +87,7 @@ Options configure(const OptionText& command_line, const ConfigPlaces& places) {
         const OptionText entries = parse_config_text(file->text, file->path);
         refuse_exposed_password(*file, entries);
         fill_in_from_file(settings, entries);
-        connections.push_back(connection_part(entries));
+        connections.push_back(connection_part(*file, entries));
     }
     Options options = to_options(settings);
     options.config_files = std::move(connections);

@@ -66,10 +66,34 @@ std::string advice(std::string_view code, const std::string& text, bool sentinel
     return {};
 }
 
+// NOAUTH, or the protocol error Redis 7 gives a pipelined request that came without AUTH (it then
+// closes the connection): words from the server's inside, where the user needs to hear what to do.
+bool needs_password(std::string_view code, const std::string& text) {
+    return code == "NOAUTH" || (code == "ERR" && text.find("unauthenticated") != std::string::npos);
+}
+
+std::string password_needed(const Endpoint& endpoint) {
+    if (endpoint.is_sentinel) {
+        return fmt::format("the {} needs a password, and none was given: give one with "
+                           "--sentinel-password-file, $REDLOCKRUN_SENTINEL_PASSWORD or a config "
+                           "file's sentinel-password-file (and the user with --sentinel-user for "
+                           "an ACL user)",
+                           endpoint.display());
+    }
+    return fmt::format("Redis at {} needs a password, and none was given: give one with "
+                       "--password-file, $REDISCLI_AUTH, the URL (redis://:PASSWORD@host, or "
+                       "redis://USER:PASSWORD@host for an ACL user) or a config file's "
+                       "password-file",
+                       endpoint.display());
+}
+
 } // namespace
 
 std::string explain_error_reply(const Reply& error, const Endpoint& endpoint) {
     const std::string text = server_text(error);
+    if (!endpoint.password && needs_password(error.error_code(), text)) {
+        return password_needed(endpoint);
+    }
     const std::string hint = advice(error.error_code(), text, endpoint.is_sentinel);
     if (hint.empty()) {
         return fmt::format("Redis at {} answered with an error: {}", endpoint.display(), text);

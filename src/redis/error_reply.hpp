@@ -1,4 +1,5 @@
-// Turns a Redis error reply into a sentence for the user that names the error and says what to do.
+// Turns a Redis error reply into a sentence for the user that names the error and says what to do;
+// a server that needs a password when none was given is said to need one, in place of its error.
 #pragma once
 
 #include "redis/endpoint.hpp"

@@ -219,15 +219,16 @@ std::string as_from(const Setting& password_file, std::string_view option,
                        message.starts_with(prefix) ? message.substr(prefix.size()) : message);
 }
 
-// Like ssh with a private key, but only a warning: the password was readable before this run.
+// Only a warning, as the password was readable before this run; and only for a file every user
+// can read: one its group can read is the usual way to share a secret with a service group, and
+// cron would mail a warning about it on every run.
 std::optional<std::string> exposure_warning(const Setting& password_file) {
     struct stat status {};
-    if (::stat(password_file.value.c_str(), &status) != 0 ||
-        (status.st_mode & (S_IRGRP | S_IROTH)) == 0) {
+    if (::stat(password_file.value.c_str(), &status) != 0 || (status.st_mode & S_IROTH) == 0) {
         return std::nullopt;
     }
-    return fmt::format("{}: {} can be read by other users (mode {:04o}); make it private with "
-                       "chmod 600",
+    return fmt::format("{}: {} can be read by every user (mode {:04o}); make it unreadable to "
+                       "others with chmod o-r",
                        password_file.origin, password_file.value, status.st_mode & 07777);
 }
 

@@ -167,6 +167,106 @@ conect-timeout = 1s"
     expect_eq "$(rcli dbsize)" 0 "nothing written"
 }
 
+# A line redlockrun cannot read as `entry = value` is never read as something else (a file whose
+# lines end in a lone CR was one comment, and the run used the default server): 64, the file, the
+# line and what is wrong, before anything connects.
+test_a_line_that_is_not_entry_equals_value_is_an_error() {
+    export XDG_CONFIG_HOME="$WORK/xdg"
+    unset REDLOCKRUN_URL REDIS_URL
+    local file="$WORK/xdg/redlockrun/config" text expected
+    mkdir -p "$WORK/xdg/redlockrun"
+    # Each file's URL names the USER server: read in part, or as nothing (the default server), a
+    # file would end the run otherwise than with 64.
+    while IFS='|' read -r text expected; do
+        printf "$text" "$USER_PORT" >"$file"
+        chmod 600 "$file"
+        run_rlr -k job -- touch "$WORK/ran"
+        expect_status 64 "$text"
+        expect_eq "$err" "redlockrun: $file, $expected" "$text"
+        [ -e "$WORK/ran" ] && fail "the command ran ($text)"
+    done <<'CASES'
+# hi\rurl = redis://127.0.0.1:%s\r|line 1: a carriage return (CR) ends a line where a newline (LF) should: save the file with LF (or CR LF) line ends
+\xef\xbb\xbfurl = redis://127.0.0.1:%s\n|line 1: the file starts with a byte-order mark (U+FEFF): save it as UTF-8 without one
+ttl = 5s\nurl = redis://127.0.0.1:%s\0/1\n|line 2: holds a NUL byte: a config file is text
+url: redis://127.0.0.1:%s\n|line 1: no '=': write entry = value
+\n\nurl redis://127.0.0.1:%s\n|line 3: no '=': write entry = value
+redis.url = redis://127.0.0.1:%s\n|line 1: 'redis.url' is a dotted name: redlockrun's entries have no sections, write url = value
+url = redis://127.0.0.1:%s\nurl = redis://127.0.0.1:1\n|line 2: url is set twice (also on line 1)
+[redis]\nurl = redis://127.0.0.1:%s\n|line 1: [redis]: redlockrun's settings have no sections
+CASES
+    expect_eq "$(redis-cli -p "$USER_PORT" dbsize)" 0 "nothing written"
+
+    # CR LF line ends, comments, quotes and blank lines are read as they were.
+    printf '# written on Windows\r\n\r\nurl = "redis://127.0.0.1:%s" # quoted\r\nttl = 41s\r\n' \
+        "$USER_PORT" >"$file"
+    run_rlr -k crlf -- sh -c "redis-cli -p $USER_PORT pttl crlf"
+    expect_status 0 "CR LF line ends"
+    expect_eq "$(server_of crlf)" USER "the file's server"
+    expect_ge "$out" 35000 "the file's ttl"
+}
+
+# cron starts jobs in $HOME: a relative path in a file names a file beside it, while one on the
+# command line stays relative to the working directory.
+test_relative_paths_in_a_file_are_beside_it() {
+    unset REDLOCKRUN_URL
+    mkdir -p "$WORK/etc/secrets" "$WORK/elsewhere" "$WORK/here"
+    printf 'correct horse battery\n' >"$WORK/etc/secrets/pw"
+    chmod 600 "$WORK/etc/secrets/pw"
+    printf 'url = redis://127.0.0.1:%s\npassword-file = secrets/pw\n' "$SECURE_PORT" >"$WORK/etc/rl.conf"
+    (cd "$WORK/elsewhere" && run_rlr --config "$WORK/etc/rl.conf" -k rel -- true && echo "$status:$err") \
+        >"$WORK/result"
+    expect_eq "$(cat "$WORK/result")" "0:" "an absolute --config, run from another folder"
+    (cd "$WORK" && run_rlr --config etc/rl.conf -k rel -- true && echo "$status:$err") >"$WORK/result"
+    expect_eq "$(cat "$WORK/result")" "0:" "a relative --config"
+    # The command line's --password-file is the working directory's.
+    printf 'wrong\n' >"$WORK/here/pw"
+    chmod 600 "$WORK/here/pw"
+    (cd "$WORK/here" && run_rlr --config "$WORK/etc/rl.conf" --password-file pw -k rel -- true &&
+        echo "$status:$err") >"$WORK/result"
+    expect_contains "$(cat "$WORK/result")" "69:" "the working directory's pw, which is wrong"
+    expect_contains "$(cat "$WORK/result")" "WRONGPASS" "the working directory's pw, which is wrong"
+    # A missing file is named as the file's folder makes it.
+    printf 'url = redis://127.0.0.1:%s\npassword-file = nothing\n' "$SECURE_PORT" >"$WORK/etc/rl.conf"
+    (cd "$WORK/elsewhere" && run_rlr --config "$WORK/etc/rl.conf" -k rel -- true && echo "$status:$err") \
+        >"$WORK/result"
+    expect_eq "$(cat "$WORK/result")" "64:redlockrun: $WORK/etc/rl.conf, line 2: password-file: cannot read $WORK/etc/nothing: No such file or directory" "a missing file"
+}
+
+# A password file its group can read is the usual way to share it with a service group (cron would
+# mail a warning on every run); one that others can read is warned about. A file's password-file
+# that the command line or the environment overrides is not read, so not warned about either.
+test_password_file_warnings_are_for_others_only() {
+    export XDG_CONFIG_HOME="$WORK/xdg"
+    unset REDLOCKRUN_URL
+    printf 'correct horse battery\n' >"$WORK/password"
+    printf 'correct horse battery\n' >"$WORK/private"
+    chmod 600 "$WORK/private"
+    local mode
+    for mode in 600 640 660 440; do
+        chmod "$mode" "$WORK/password"
+        run_rlr -u "redis://127.0.0.1:$SECURE_PORT" --password-file "$WORK/password" -k job -- true
+        expect_status 0 "mode $mode"
+        expect_eq "$err" "" "no warning at mode $mode"
+    done
+    for mode in 604 644; do
+        chmod "$mode" "$WORK/password"
+        run_rlr -u "redis://127.0.0.1:$SECURE_PORT" --password-file "$WORK/password" -k job -- true
+        expect_status 0 "mode $mode"
+        expect_eq "$err" "redlockrun: --password-file: $WORK/password can be read by every user (mode 0$mode); make it unreadable to others with chmod o-r" "mode $mode"
+    done
+    write_user_config "url = redis://127.0.0.1:$SECURE_PORT
+password-file = $WORK/password" 600
+    run_rlr -k job -- true
+    expect_status 0
+    expect_eq "$err" "redlockrun: $WORK/xdg/redlockrun/config, line 2: password-file: $WORK/password can be read by every user (mode 0644); make it unreadable to others with chmod o-r" "the file's password-file"
+    run_rlr --password-file "$WORK/private" -k job -- true
+    expect_status 0 "--password-file over the file's"
+    expect_eq "$err" "" "the file's password-file, overridden, is not warned about"
+    REDISCLI_AUTH='correct horse battery' run_rlr -k job -- true
+    expect_status 0 "\$REDISCLI_AUTH over the file's password-file"
+    expect_eq "$err" "" "the file's password-file, overridden by the environment"
+}
+
 # Opening a FIFO for reading waits for a writer: a config file must never make redlockrun hang.
 test_a_fifo_is_refused_at_once() {
     export XDG_CONFIG_HOME="$WORK/xdg"

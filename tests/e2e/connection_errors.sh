@@ -167,11 +167,50 @@ test_wrong_password_is_69_and_never_shown() {
     expect_eq "$(secure_cli dbsize)" 0 "nothing written"
 }
 
-test_missing_password_is_69_with_noauth() {
-    run_rlr -u "redis://127.0.0.1:$SECURE_PORT" -k job -- true
-    expect_status 69
-    expect_contains "$err" "needs a password" "message"
-    expect_contains "$err" "--password-file" "advice"
+# No password given to a server that needs one: a run (whose pipelined request the server answers
+# with a protocol error), --status and --list (NOAUTH), with requirepass and with ACL users, all say
+# so and how to give one, with 69, and nothing runs.
+test_missing_password_says_how_to_give_one() {
+    local needs="needs a password, and none was given: give one with --password-file, \$REDISCLI_AUTH, the URL (redis://:PASSWORD@host, or redis://USER:PASSWORD@host for an ACL user) or a config file's password-file"
+    local port
+    for port in "$SECURE_PORT" "$ACL_PORT"; do
+        run_rlr -u "redis://127.0.0.1:$port" -k needs-pw -- touch "$WORK/ran"
+        expect_status 69 "a run, port $port"
+        expect_eq "$err" "redlockrun: Redis at 127.0.0.1:$port $needs" "a run, port $port"
+        [ -e "$WORK/ran" ] && fail "the command ran"
+        run_rlr -u "redis://127.0.0.1:$port" -k needs-pw -w 5s -- true
+        expect_status 69 "a waiter, port $port"
+        expect_eq "$err" "redlockrun: Redis at 127.0.0.1:$port $needs" "a waiter, port $port"
+        run_rlr -u "redis://127.0.0.1:$port" -k needs-pw --status
+        expect_status 69 "--status, port $port"
+        expect_eq "$err" "redlockrun: Redis at 127.0.0.1:$port $needs" "--status, port $port"
+        run_rlr -u "redis://127.0.0.1:$port" --list
+        expect_status 69 "--list, port $port"
+        expect_eq "$err" "redlockrun: cannot list the locks: Redis at 127.0.0.1:$port $needs" \
+            "--list, port $port"
+    done
+    expect_eq "$(secure_cli exists needs-pw '{needs-pw}:redlockrun:fence')" 0 "nothing written"
+}
+
+# A waiter whose server starts to need a password while it waits (a restart with a new
+# configuration) reconnects to NOAUTH: it ends with 69, saying so.
+test_a_waiter_told_noauth_says_the_server_needs_a_password() {
+    start_redis LATE
+    late_held() { [ "$(redis-cli -p "$LATE_PORT" exists job)" = 1 ]; }
+    late_waiting() { redis-cli -p "$LATE_PORT" info clients | grep -q '^blocked_clients:1'; }
+    local holder
+    start_bg holder -u "redis://127.0.0.1:$LATE_PORT" -k job -- sleep 5
+    wait_for "the holder" late_held
+    (
+        run_rlr -u "redis://127.0.0.1:$LATE_PORT" -k job -w 20s -- true
+        echo "$status:$err" >"$WORK/waiter"
+    ) &
+    wait_for "the waiter" late_waiting
+    redis-cli -p "$LATE_PORT" config set requirepass 'late secret' >/dev/null
+    redis-cli -p "$LATE_PORT" --no-auth-warning -a 'late secret' client kill type normal >/dev/null
+    wait "$!"
+    expect_contains "$(cat "$WORK/waiter")" "69:redlockrun: cannot wait on the wake-up list {job}:redlockrun:wake: Redis at 127.0.0.1:$LATE_PORT needs a password, and none was given: give one with --password-file" "the waiter"
+    expect_not_contains "$(cat "$WORK/waiter")" "late secret" "the waiter"
 }
 
 test_right_password_works_from_every_source() {
@@ -216,13 +255,13 @@ test_a_lone_user_information_is_a_password_and_never_shown() {
     expect_not_contains "$out$err" "S3cretPW" "output"
 }
 
-# As ssh does for a private key: a password file that others can read is named, with its mode.
+# A password file that every user can read is named, with its mode.
 test_a_password_file_others_can_read_gets_a_warning() {
     printf 'correct horse battery\n' >"$WORK/password"
     chmod 644 "$WORK/password"
     run_rlr -u "redis://127.0.0.1:$SECURE_PORT" --password-file "$WORK/password" -k job -- true
     expect_status 0
-    expect_eq "$err" "redlockrun: --password-file: $WORK/password can be read by other users (mode 0644); make it private with chmod 600" "warning"
+    expect_eq "$err" "redlockrun: --password-file: $WORK/password can be read by every user (mode 0644); make it unreadable to others with chmod o-r" "warning"
     chmod 600 "$WORK/password"
     run_rlr -u "redis://127.0.0.1:$SECURE_PORT" --password-file "$WORK/password" -k job -- true
     expect_status 0

@@ -130,7 +130,8 @@ test_wrong_credentials_give_69() {
     no_secret_in "$err" "stderr"
     run_rlr --password-file "$SECRETS/locker" -u "$URL" -k job -- touch "$WORK/ran"
     expect_status 69 "no sentinel password"
-    expect_contains "$err" "NOAUTH" "the message says the sentinels want a password"
+    expect_contains "$err" "needs a password, and none was given: give one with --sentinel-password-file" \
+        "the message says the sentinels want a password"
     no_secret_in "$err" "stderr"
     run_rlr --sentinel-password-file "$SECRETS/sentinel" --password-file "$SECRETS/wrong" -u "$URL" \
         -k job -- touch "$WORK/ran"

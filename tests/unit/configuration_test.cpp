@@ -104,11 +104,12 @@ TEST_CASE("config text: mistakes are named with their file, line and entry") {
               std::string("c.conf, line 2: ") + entry + " can be given on the command line only");
     }
     CHECK(config_error("quiet\n") == "c.conf, line 1: quiet can be given on the command line only");
-    CHECK(config_error("ttl = 1s\nwait = 1s\nttl = 2s\n") == "c.conf, line 3: ttl is set twice");
+    CHECK(config_error("ttl = 1s\nwait = 1s\nttl = 2s\n") ==
+          "c.conf, line 3: ttl is set twice (also on line 1)");
     CHECK(config_error("ttl = 1s 2s\n") ==
           "c.conf, line 1: ttl takes one value (put one with spaces or commas in quotes)");
     CHECK(config_error("[redis]\nurl = redis://h\n") ==
-          "c.conf: [redis]: redlockrun's settings have no sections");
+          "c.conf, line 1: [redis]: redlockrun's settings have no sections");
 }
 
 TEST_CASE("configure: files fill in what the command line leaves out, the user's over the "
@@ -183,4 +184,93 @@ TEST_CASE("configure: a file with a password that others can read is refused") {
     // Without a password, any mode will do.
     places.user_file = dir.write("user", "url = redis://alice:@h\n", 0644);
     CHECK(configured({"-k", "j", "true"}, places).config_files.size() == 1);
+}
+
+TEST_CASE("config text: every line that is not `entry = value` is an error naming its line") {
+    // Old Mac line ends: the whole file would be one comment line, read as no settings at all.
+    CHECK(config_error("# hi\rurl = redis://h:7000\r") ==
+          "c.conf, line 1: a carriage return (CR) ends a line where a newline (LF) should: save "
+          "the file with LF (or CR LF) line ends");
+    CHECK(config_error("ttl = 1s\nwait = 2s\rurl = redis://h\n") ==
+          "c.conf, line 2: a carriage return (CR) ends a line where a newline (LF) should: save "
+          "the file with LF (or CR LF) line ends");
+    CHECK(config_error("\xEF\xBB\xBFurl = redis://h\n") ==
+          "c.conf, line 1: the file starts with a byte-order mark (U+FEFF): save it as UTF-8 "
+          "without one");
+    CHECK(config_error(std::string("ttl = 1s\nurl = redis://h\0st\n", 25)) ==
+          "c.conf, line 2: holds a NUL byte: a config file is text");
+    CHECK(config_error("ttl = 1s\nwait = 1\x1b[2Js\n") ==
+          "c.conf, line 2: holds the control character \\x1b");
+    CHECK(config_error("url: redis://h:7000\n") == "c.conf, line 1: no '=': write entry = value");
+    CHECK(config_error("ttl 10s\n") == "c.conf, line 1: no '=': write entry = value");
+    CHECK(config_error("\nurl: redis://h/?x=1\n") ==
+          "c.conf, line 2: 'url: redis://h/?x' is not an entry's name: write entry = value");
+    CHECK(config_error("= 10s\n") == "c.conf, line 1: no entry's name before '='");
+    CHECK(config_error("redis.url = redis://h\n") ==
+          "c.conf, line 1: 'redis.url' is a dotted name: redlockrun's entries have no sections, "
+          "write url = value");
+    CHECK(config_error("ttl\n") == "c.conf, line 1: ttl has no value: write ttl = value");
+    CHECK(config_error("url = \"redis://h\n") ==
+          "c.conf, line 1: the quote that opens url's value is not closed");
+    // Repeated, on the very next line (which CLI11's reader takes as a list) or further down.
+    CHECK(config_error("ttl = 1s\nttl = 2s\n") ==
+          "c.conf, line 2: ttl is set twice (also on line 1)");
+    CHECK(config_error("url = redis://a\nttl = 1s\n\nurl = redis://b\n") ==
+          "c.conf, line 4: url is set twice (also on line 1)");
+    CHECK(config_error("ttl = 1s\n[redis]\nurl = redis://h\n") ==
+          "c.conf, line 2: [redis]: redlockrun's settings have no sections");
+    CHECK(config_error("[[redis]]\n") ==
+          "c.conf, line 1: [[redis]]: redlockrun's settings have no sections");
+}
+
+TEST_CASE("config text: what CLI11's reader accepted and still is") {
+    // CR LF line ends (a file written on Windows), blank lines and lines of spaces, comments,
+    // quotes of both kinds, spaces and tabs around '=', [default] (the top level), no final
+    // newline.
+    const auto text = parse_config_text("# written on Windows\r\n"
+                                        "\r\n"
+                                        "   \t\r\n"
+                                        "[default]\r\n"
+                                        "url = \"redis://h:7000\"   # quoted\r\n"
+                                        "\tttl\t=\t2m\r\n"
+                                        "on-lost='ignore'\r\n"
+                                        "password-file = '/etc/pw file'\r\n"
+                                        "wait = 3s",
+                                        "c.conf");
+    REQUIRE(text.url);
+    CHECK(text.url->value == "redis://h:7000");
+    CHECK(text.url->origin == "c.conf, line 5: url");
+    CHECK(text.ttl->value == "2m");
+    CHECK(text.ttl->origin == "c.conf, line 6: ttl");
+    CHECK(text.on_lost->value == "ignore");
+    CHECK(text.password_file->value == "/etc/pw file");
+    CHECK(text.wait->value == "3s");
+    CHECK(text.wait->origin == "c.conf, line 9: wait");
+    // A CR within quotes is still a lone CR; a '#' within quotes is not a comment.
+    CHECK(config_error("url = \"redis://h\r#x\"\n").find("line 1: a carriage return") !=
+          std::string::npos);
+    CHECK(parse_config_text("url = 'redis-sentinel://a,b#m' # c\n", "c.conf").url->value ==
+          "redis-sentinel://a,b#m");
+}
+
+TEST_CASE("configure: a relative path in a file is relative to the file's folder") {
+    TempDir dir;
+    ConfigPlaces places;
+    places.user_file = dir.write("user", "password-file = secrets/pw\ntls-ca-file = ca.pem\n"
+                                         "tls-cert = ../c.pem\ntls-key = /abs/k.pem\n"
+                                         "sentinel-password-file = s/pw\n");
+    auto options = configured({"-k", "j", "true"}, places);
+    REQUIRE(options.config_files.size() == 1);
+    const auto& file = options.config_files[0];
+    CHECK(file.password_file->value == dir.path + "/secrets/pw");
+    CHECK(file.password_file->origin == places.user_file.value() + ", line 1: password-file");
+    CHECK(file.tls.ca_file == dir.path + "/ca.pem");
+    CHECK(file.tls.cert_file == dir.path + "/../c.pem");
+    CHECK(file.tls.key_file == "/abs/k.pem");
+    CHECK(file.sentinel_password_file->value == dir.path + "/s/pw");
+    // The command line's stay relative to the working directory.
+    auto given =
+        configured({"--password-file", "pw", "--tls-ca-file", "ca.pem", "-k", "j", "true"}, places);
+    CHECK(given.password_file == "pw");
+    CHECK(given.tls.ca_file == "ca.pem");
 }

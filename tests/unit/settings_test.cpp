@@ -188,17 +188,61 @@ TEST_CASE("settings: a password file that others can read gets a warning naming 
     ConnectionRequest request;
     TempFile file("pw-not-shown\n");
     request.password_file = file.path;
-    REQUIRE(::chmod(file.path.c_str(), 0640) == 0);
+    REQUIRE(::chmod(file.path.c_str(), 0604) == 0);
     auto open_file = resolve_settings(request, env.function());
     REQUIRE(open_file);
     REQUIRE(open_file->warnings.size() == 1);
     CHECK(open_file->warnings[0] == "--password-file: " + file.path +
-                                        " can be read by other users (mode 0640); make it "
-                                        "private with chmod 600");
-    REQUIRE(::chmod(file.path.c_str(), 0600) == 0);
-    auto private_file = resolve_settings(request, env.function());
-    REQUIRE(private_file);
-    CHECK(private_file->warnings.empty());
+                                        " can be read by every user (mode 0604); make it "
+                                        "unreadable to others with chmod o-r");
+    // Readable by its group: the usual way to share it with a service group, and no warning.
+    for (mode_t mode : {0600, 0640, 0660, 0440}) {
+        CAPTURE(mode);
+        REQUIRE(::chmod(file.path.c_str(), mode) == 0);
+        auto private_file = resolve_settings(request, env.function());
+        REQUIRE(private_file);
+        CHECK(private_file->warnings.empty());
+    }
+    // The sentinels' password file alike.
+    ConnectionRequest sentinel;
+    sentinel.url = "redis-sentinel://s1#m";
+    sentinel.sentinel_password_file = file.path;
+    REQUIRE(::chmod(file.path.c_str(), 0640) == 0);
+    auto group = resolve_settings(sentinel, env.function());
+    REQUIRE(group);
+    CHECK(group->warnings.empty());
+    REQUIRE(::chmod(file.path.c_str(), 0644) == 0);
+    auto others = resolve_settings(sentinel, env.function());
+    REQUIRE(others);
+    REQUIRE(others->warnings.size() == 1);
+    CHECK(others->warnings[0].starts_with("--sentinel-password-file: " + file.path +
+                                          " can be read by every user (mode 0644)"));
+}
+
+TEST_CASE("settings: a config file's password file that a higher place overrides is not read") {
+    TempFile file("pw-not-shown\n");
+    REQUIRE(::chmod(file.path.c_str(), 0644) == 0);
+    TempFile given("other\n");
+    FileConnection config;
+    config.password_file = Setting{file.path, "c.conf, line 2: password-file"};
+    ConnectionRequest request;
+    request.files.push_back(config);
+    FakeEnvironment env;
+    auto from_file = resolve_settings(request, env.function());
+    REQUIRE(from_file);
+    CHECK(from_file->endpoint.password == "pw-not-shown");
+    CHECK(from_file->warnings.size() == 1);
+    request.password_file = given.path;
+    auto from_command_line = resolve_settings(request, env.function());
+    REQUIRE(from_command_line);
+    CHECK(from_command_line->endpoint.password == "other");
+    CHECK(from_command_line->warnings.empty());
+    request.password_file.reset();
+    env.variables["REDISCLI_AUTH"] = "from-env";
+    auto from_environment = resolve_settings(request, env.function());
+    REQUIRE(from_environment);
+    CHECK(from_environment->endpoint.password == "from-env");
+    CHECK(from_environment->warnings.empty());
 }
 
 TEST_CASE("settings: config files come after the environment, the first file first") {
