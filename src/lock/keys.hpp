@@ -9,7 +9,7 @@
 // C's own hash tag is K's slot, so the four keys live in one Redis Cluster slot.
 #pragma once
 
-#include "expected.hpp"
+#include "base/expected.hpp"
 
 #include <optional>
 #include <string>

@@ -1,7 +1,7 @@
 #include "redis/stream.hpp"
 
+#include "base/unique_fd.hpp"
 #include "redis/tls.hpp"
-#include "unique_fd.hpp"
 
 #include <fmt/core.h>
 

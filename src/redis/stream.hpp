@@ -2,8 +2,8 @@
 // deadline and interruptible by a Wakeup. TLS fits behind the same Stream interface.
 #pragma once
 
-#include "clock.hpp"
-#include "expected.hpp"
+#include "base/clock.hpp"
+#include "base/expected.hpp"
 #include "redis/endpoint.hpp"
 
 #include <functional>
