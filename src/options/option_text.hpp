@@ -3,7 +3,7 @@
 // bad one names the option, or the file and line.
 #pragma once
 
-#include "options/setting.hpp"
+#include "base/setting.hpp"
 
 #include <optional>
 #include <string>

@@ -13,7 +13,7 @@
 
 #include "base/duration.hpp"
 #include "base/expected.hpp"
-#include "options/setting.hpp"
+#include "base/setting.hpp"
 #include "redis/endpoint.hpp"
 #include "redis/tls.hpp"
 
