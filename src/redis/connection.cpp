@@ -1,5 +1,6 @@
 #include "redis/connection.hpp"
 
+#include "redis/connect.hpp"
 #include "redis/error_reply.hpp"
 #include "redis/redirect.hpp"
 
