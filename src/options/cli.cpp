@@ -2,6 +2,7 @@
 
 #include "base/fatal.hpp"
 #include "base/version.hpp"
+#include "options/help.hpp"
 #include "options/options.hpp"
 
 #include <CLI/CLI.hpp>
@@ -19,84 +20,6 @@
 namespace redlockrun {
 
 namespace {
-
-constexpr const char* summary = R"(Usage:
- redlockrun [options] -k <key> [--] <command> [<argument>...]
- redlockrun [options] -k <key> -c <command-string>
- redlockrun [options] -k <key> --status [--json]
- redlockrun [options] --list [<pattern>] [--json]
-
-Run a command while holding a lock in Redis, so that it never runs twice at
-once, on any number of machines.)";
-
-constexpr const char* footer = R"(Durations: 1.5 (seconds), 500ms, 30s, 1.5s, 2m, 1h, 1m30s.
-
-Exit status: the command's own, or 128+N if signal N killed it;
- 64 usage error, 65 the key is not a timestamp lock, 69 Redis unavailable,
- 70 internal error, 71 system error, 75 lock not acquired, 76 lock lost,
- 126 command not executable, 127 command not found.
-
-For more details see redlockrun(1).
-)";
-
-// --help in util-linux's layout: a heading per group, the names in a column of their own, and a
-// description whose lines (broken where it has '\n') are indented a little further from the second
-// on.
-class HelpLayout : public CLI::FormatterBase {
-public:
-    std::string make_help(const CLI::App* app, std::string, CLI::AppFormatMode) const override {
-        std::string help = app->get_description() + "\n\n";
-        for (const std::string& group : app->get_groups()) {
-            help += group + ":\n";
-            for (const CLI::Option* option : app->get_options(
-                     [&group](const CLI::Option* o) { return o->get_group() == group; })) {
-                help += entry(*option);
-            }
-            help += "\n";
-        }
-        return help + app->get_footer();
-    }
-
-private:
-    static constexpr size_t description_column = 31;
-    static constexpr size_t continuation_column = 33;
-
-    // " -n, --no-wait, --nb", "     --ttl <duration>"
-    static std::string names(const CLI::Option& option) {
-        std::string names = option.get_snames().empty()
-                                ? std::string(5, ' ')
-                                : fmt::format(" -{}, ", option.get_snames().front());
-        const char* separator = "";
-        for (const auto& name : option.get_lnames()) {
-            names += fmt::format("{}--{}", separator, name);
-            separator = ", ";
-        }
-        if (option.get_expected_min() > 0) {
-            names += " " + option.get_type_name();
-        } else if (option.get_expected_max() > 0) {
-            names += " [" + option.get_type_name() + "]";
-        }
-        return names;
-    }
-
-    static std::string entry(const CLI::Option& option) {
-        std::string entry = names(option);
-        if (entry.size() + 2 > description_column) {
-            entry += "\n" + std::string(description_column, ' ');
-        } else {
-            entry.resize(description_column, ' ');
-        }
-        std::istringstream lines(option.get_description());
-        std::string line;
-        for (bool first = true; std::getline(lines, line); first = false) {
-            if (!first) {
-                entry += std::string(continuation_column, ' ');
-            }
-            entry += line + "\n";
-        }
-        return entry;
-    }
-};
 
 // CLI11 reads "--name=" as "--name" with its value in the next word, where getopt_long gives it an
 // empty value. A NUL, which no argument can contain, is put after every word that ends in '=' so
@@ -644,12 +567,25 @@ OptionText parse_config_text_declaring_every_option(std::string_view text,
 }
 
 std::string help_text() {
-    // The layout, summary and footer matter only here: a parse does without them.
-    Declarations declarations(NamesInUse::every_name());
-    declarations.app.formatter(std::make_shared<HelpLayout>());
-    declarations.app.description(summary);
-    declarations.app.footer(footer);
-    return declarations.app.help();
+    const Declarations declarations(NamesInUse::every_name());
+    std::vector<HelpEntry> entries;
+    for (const std::string& group : declarations.app.get_groups()) {
+        for (const CLI::Option* option : declarations.app.get_options(
+                 [&group](const CLI::Option* o) { return o->get_group() == group; })) {
+            HelpEntry& entry = entries.emplace_back();
+            entry.group = group;
+            if (!option->get_snames().empty()) {
+                entry.short_name = option->get_snames().front();
+            }
+            entry.names = option->get_lnames();
+            if (option->get_expected_max() > 0) {
+                entry.value = option->get_type_name();
+                entry.value_optional = option->get_expected_min() == 0;
+            }
+            entry.description = option->get_description();
+        }
+    }
+    return format_help(entries);
 }
 
 std::string version_text() {
