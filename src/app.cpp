@@ -1,16 +1,16 @@
 #include "app.hpp"
 
-#include "cli.hpp"
-#include "configuration.hpp"
-#include "fatal.hpp"
-#include "hide_password.hpp"
-#include "lock_listing.hpp"
-#include "log.hpp"
+#include "base/fatal.hpp"
+#include "base/log.hpp"
+#include "base/version.hpp"
+#include "options/cli.hpp"
+#include "options/configuration.hpp"
+#include "options/hide_password.hpp"
 #include "redis/settings.hpp"
+#include "run/run_locked.hpp"
 #include "run/standard_fds.hpp"
-#include "run_locked.hpp"
-#include "status_report.hpp"
-#include "version.hpp"
+#include "status/lock_listing.hpp"
+#include "status/status_report.hpp"
 
 #include <cstdio>
 #include <cstdlib>

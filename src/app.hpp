@@ -2,7 +2,7 @@
 // that end the run are caught here, once.
 #pragma once
 
-#include "config_file.hpp"
+#include "options/config_file.hpp"
 
 namespace redlockrun {
 

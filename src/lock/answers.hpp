@@ -2,8 +2,8 @@
 // replies. Decoding is separate from I/O so that it can be tested without a server.
 #pragma once
 
-#include "duration.hpp"
-#include "expected.hpp"
+#include "base/duration.hpp"
+#include "base/expected.hpp"
 #include "redis/reply.hpp"
 
 #include <optional>

@@ -13,7 +13,7 @@
 // is T, except for keys such as a}:{a ({a}:{a}, as {a} has), which are refused.
 #pragma once
 
-#include "expected.hpp"
+#include "base/expected.hpp"
 
 #include <optional>
 #include <string>

@@ -2,7 +2,7 @@
 // the wake-up list that waiters block on.
 #pragma once
 
-#include "clock.hpp"
+#include "base/clock.hpp"
 #include "lock/answers.hpp"
 #include "lock/keys.hpp"
 #include "lock/timestamp.hpp"

@@ -1,6 +1,6 @@
 #include "lock/token.hpp"
 
-#include "fatal.hpp"
+#include "base/fatal.hpp"
 
 #include <fmt/core.h>
 

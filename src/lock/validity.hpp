@@ -6,7 +6,7 @@
 // expired.
 #pragma once
 
-#include "clock.hpp"
+#include "base/clock.hpp"
 
 namespace redlockrun::lock {
 

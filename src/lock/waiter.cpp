@@ -1,8 +1,8 @@
 #include "lock/waiter.hpp"
 
-#include "fatal.hpp"
+#include "base/fatal.hpp"
+#include "base/random_seed.hpp"
 #include "lock/validity.hpp"
-#include "random_seed.hpp"
 
 #include <algorithm>
 #include <random>

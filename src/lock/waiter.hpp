@@ -13,9 +13,9 @@
 // first request fails at once.
 #pragma once
 
-#include "clock.hpp"
+#include "base/clock.hpp"
+#include "base/log.hpp"
 #include "lock/lock_client.hpp"
-#include "log.hpp"
 
 #include <functional>
 #include <optional>

@@ -3,7 +3,7 @@
 // CLUSTER NODES is in every supported server (CLUSTER SHARDS came with Redis 7.0).
 #pragma once
 
-#include "expected.hpp"
+#include "base/expected.hpp"
 #include "redis/endpoint.hpp"
 
 #include <string>

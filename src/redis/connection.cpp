@@ -1,6 +1,7 @@
 #include "redis/connection.hpp"
 
-#include "random_seed.hpp"
+#include "base/random_seed.hpp"
+#include "redis/connect.hpp"
 #include "redis/error_reply.hpp"
 #include "redis/redirect.hpp"
 

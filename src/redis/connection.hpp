@@ -34,7 +34,7 @@
 // replaced but not yet demoted (it goes on taking writes for seconds).
 #pragma once
 
-#include "exit_status.hpp"
+#include "base/exit_status.hpp"
 #include "redis/resp.hpp"
 #include "redis/settings.hpp"
 #include "redis/stream.hpp"

@@ -8,7 +8,7 @@
 // percent-encoded. Error messages never repeat the URL or any part of its user information.
 #pragma once
 
-#include "expected.hpp"
+#include "base/expected.hpp"
 
 #include <optional>
 #include <string>

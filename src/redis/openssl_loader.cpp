@@ -1,6 +1,6 @@
 #include "redis/openssl_loader.hpp"
 
-#include "fatal.hpp"
+#include "base/fatal.hpp"
 
 #include <fmt/core.h>
 #include <openssl/opensslv.h>

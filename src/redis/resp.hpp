@@ -2,7 +2,7 @@
 // hiredis types.
 #pragma once
 
-#include "expected.hpp"
+#include "base/expected.hpp"
 #include "redis/reply.hpp"
 
 #include <memory>

@@ -1,8 +1,8 @@
 #include "redis/settings.hpp"
 
-#include "fatal.hpp"
-#include "read_all.hpp"
-#include "unique_fd.hpp"
+#include "base/fatal.hpp"
+#include "base/read_all.hpp"
+#include "base/unique_fd.hpp"
 
 #include <fmt/core.h>
 

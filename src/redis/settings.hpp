@@ -11,11 +11,11 @@
 //             $REDLOCKRUN_SENTINEL_PASSWORD, else the config files' sentinel-password-file
 #pragma once
 
-#include "duration.hpp"
-#include "expected.hpp"
+#include "base/duration.hpp"
+#include "base/expected.hpp"
+#include "base/setting.hpp"
 #include "redis/endpoint.hpp"
 #include "redis/tls.hpp"
-#include "setting.hpp"
 
 #include <functional>
 #include <memory>

@@ -1,8 +1,5 @@
 #include "redis/stream.hpp"
 
-#include "redis/tls.hpp"
-#include "unique_fd.hpp"
-
 #include <fmt/core.h>
 
 #include <arpa/inet.h>
@@ -83,8 +80,8 @@ ConnectFailure system_call_failure(int error) {
 }
 
 // Starts a non-blocking connect and waits for it to finish.
-ConnectResult connect_socket(int family, const sockaddr* address, socklen_t length,
-                             const Deadline& deadline, const Wakeup* wakeup) {
+ConnectResult connect_address(int family, const sockaddr* address, socklen_t length,
+                              const Deadline& deadline, const Wakeup* wakeup) {
     UniqueFd fd(::socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
     if (!fd.valid()) {
         return unexpected(system_call_failure(errno));
@@ -129,8 +126,8 @@ ConnectResult connect_unix(const std::string& path, const Deadline& deadline,
                                                               sizeof address.sun_path - 1)));
     }
     std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
-    return connect_socket(AF_UNIX, reinterpret_cast<const sockaddr*>(&address), sizeof address,
-                          deadline, wakeup);
+    return connect_address(AF_UNIX, reinterpret_cast<const sockaddr*>(&address), sizeof address,
+                           deadline, wakeup);
 }
 
 ConnectResult connect_tcp(const std::string& host, int port, const Deadline& deadline,
@@ -142,15 +139,15 @@ ConnectResult connect_tcp(const std::string& host, int port, const Deadline& dea
     if (::inet_pton(AF_INET, host.c_str(), &ipv4.sin_addr) == 1) {
         ipv4.sin_family = AF_INET;
         ipv4.sin_port = htons(static_cast<uint16_t>(port));
-        return connect_socket(AF_INET, reinterpret_cast<const sockaddr*>(&ipv4), sizeof ipv4,
-                              deadline, wakeup);
+        return connect_address(AF_INET, reinterpret_cast<const sockaddr*>(&ipv4), sizeof ipv4,
+                               deadline, wakeup);
     }
     sockaddr_in6 ipv6{};
     if (::inet_pton(AF_INET6, host.c_str(), &ipv6.sin6_addr) == 1) {
         ipv6.sin6_family = AF_INET6;
         ipv6.sin6_port = htons(static_cast<uint16_t>(port));
-        return connect_socket(AF_INET6, reinterpret_cast<const sockaddr*>(&ipv6), sizeof ipv6,
-                              deadline, wakeup);
+        return connect_address(AF_INET6, reinterpret_cast<const sockaddr*>(&ipv6), sizeof ipv6,
+                               deadline, wakeup);
     }
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
@@ -174,7 +171,7 @@ ConnectResult connect_tcp(const std::string& host, int port, const Deadline& dea
     // Try each address in turn ("localhost" may be ::1 first while Redis listens on 127.0.0.1).
     ConnectResult last = unexpected(failure(ConnectFailure::Kind::failed, "no address"));
     for (const addrinfo* a = addresses; a != nullptr; a = a->ai_next) {
-        last = connect_socket(a->ai_family, a->ai_addr, a->ai_addrlen, deadline, wakeup);
+        last = connect_address(a->ai_family, a->ai_addr, a->ai_addrlen, deadline, wakeup);
         if (last || last.error().kind != ConnectFailure::Kind::failed) {
             // Connected, or out of time or resources: the next address would fare no better.
             break;
@@ -232,22 +229,14 @@ Readiness wait_ready(int fd, short events, const Deadline& deadline, const Wakeu
     }
 }
 
-Expected<std::unique_ptr<Stream>, ConnectFailure> connect_stream(const Endpoint& endpoint,
-                                                                 const TlsClient* tls,
-                                                                 const Deadline& deadline,
-                                                                 const Wakeup* wakeup) {
-    auto fd = endpoint.unix_socket ? connect_unix(endpoint.socket_path, deadline, wakeup)
-                                   : connect_tcp(endpoint.host, endpoint.port, deadline, wakeup);
-    if (!fd) {
-        return unexpected(fd.error());
-    }
-    if (endpoint.tls) {
-        if (tls == nullptr) {
-            return unexpected(failure(ConnectFailure::Kind::failed, "TLS is not set up"));
-        }
-        return tls->handshake(std::move(*fd), endpoint.host, deadline, wakeup);
-    }
-    return std::unique_ptr<Stream>(std::make_unique<SocketStream>(std::move(*fd)));
+Expected<UniqueFd, ConnectFailure> connect_socket(const Endpoint& endpoint,
+                                                  const Deadline& deadline, const Wakeup* wakeup) {
+    return endpoint.unix_socket ? connect_unix(endpoint.socket_path, deadline, wakeup)
+                                : connect_tcp(endpoint.host, endpoint.port, deadline, wakeup);
+}
+
+std::unique_ptr<Stream> socket_stream(UniqueFd fd) {
+    return std::make_unique<SocketStream>(std::move(fd));
 }
 
 } // namespace redlockrun::redis

@@ -1,9 +1,11 @@
 // A byte stream to the Redis server: a TCP or unix socket, non-blocking, every wait bounded by a
-// deadline and interruptible by a Wakeup. TLS fits behind the same Stream interface.
+// deadline and interruptible by a Wakeup. TLS (redis/tls.hpp) fits behind the same Stream
+// interface.
 #pragma once
 
-#include "clock.hpp"
-#include "expected.hpp"
+#include "base/clock.hpp"
+#include "base/expected.hpp"
+#include "base/unique_fd.hpp"
 #include "redis/endpoint.hpp"
 
 #include <functional>
@@ -62,13 +64,12 @@ bool is_resource_exhaustion(int error);
 // connection that Redis's `timeout` closed while redlockrun was not using it).
 bool peer_has_closed(int fd);
 
-class TlsClient;
+// Connects a socket to the endpoint's address (trying every address a host name resolves to) by
+// the deadline. TLS, for a rediss:// endpoint, is redis/connect.hpp's part.
+Expected<UniqueFd, ConnectFailure> connect_socket(const Endpoint& endpoint,
+                                                  const Deadline& deadline, const Wakeup* wakeup);
 
-// Connects to the endpoint (trying every address a host name resolves to) by the deadline, and for
-// a rediss:// endpoint runs the TLS handshake through `tls` within the same deadline.
-Expected<std::unique_ptr<Stream>, ConnectFailure> connect_stream(const Endpoint& endpoint,
-                                                                 const TlsClient* tls,
-                                                                 const Deadline& deadline,
-                                                                 const Wakeup* wakeup);
+// The plain (not encrypted) stream over a connected socket.
+std::unique_ptr<Stream> socket_stream(UniqueFd fd);
 
 } // namespace redlockrun::redis

@@ -3,8 +3,8 @@
 // --tls-ca-file) and the server's name or IP address, always. OpenSSL is seen nowhere else.
 #pragma once
 
+#include "base/unique_fd.hpp"
 #include "redis/stream.hpp"
-#include "unique_fd.hpp"
 
 #include <memory>
 #include <optional>

@@ -5,7 +5,7 @@
 // dispositions. Exec failures come back through a close-on-exec pipe.
 #pragma once
 
-#include "expected.hpp"
+#include "base/expected.hpp"
 #include "run/command_path.hpp"
 #include "run/signals.hpp"
 #include "run/terminal.hpp"

@@ -2,8 +2,8 @@
 // execve, which is async-signal-safe.
 #pragma once
 
-#include "exit_status.hpp"
-#include "expected.hpp"
+#include "base/exit_status.hpp"
+#include "base/expected.hpp"
 
 #include <string>
 

@@ -1,7 +1,7 @@
 #include "run/exec_failure.hpp"
 
-#include "printable.hpp"
-#include "unique_fd.hpp"
+#include "base/printable.hpp"
+#include "base/unique_fd.hpp"
 
 #include <fmt/core.h>
 

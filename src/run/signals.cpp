@@ -1,6 +1,6 @@
 #include "run/signals.hpp"
 
-#include "fatal.hpp"
+#include "base/fatal.hpp"
 
 #include <fmt/core.h>
 

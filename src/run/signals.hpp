@@ -2,7 +2,7 @@
 // and the event loop reads it like any other file descriptor (STYLE rule 6).
 #pragma once
 
-#include "unique_fd.hpp"
+#include "base/unique_fd.hpp"
 
 #include <array>
 #include <csignal>

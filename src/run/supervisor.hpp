@@ -3,8 +3,8 @@
 // turns. All in one poll() loop on the signal pipe; no threads.
 #pragma once
 
-#include "clock.hpp"
-#include "log.hpp"
+#include "base/clock.hpp"
+#include "base/log.hpp"
 #include "run/signals.hpp"
 #include "run/terminal.hpp"
 

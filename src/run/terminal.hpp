@@ -3,7 +3,7 @@
 // the terminal, Ctrl-C and Ctrl-\ reach the command (not redlockrun), and Ctrl-Z stops both.
 #pragma once
 
-#include "unique_fd.hpp"
+#include "base/unique_fd.hpp"
 
 #include <sys/types.h>
 

@@ -1,6 +1,6 @@
 #include "run/wait_status.hpp"
 
-#include "exit_status.hpp"
+#include "base/exit_status.hpp"
 
 #include <fmt/core.h>
 

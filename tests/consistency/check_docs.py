@@ -5,7 +5,7 @@
 
 - every option that `redlockrun --help` lists (short and long) is documented in the man page's
   OPTIONS section and offered by the bash, zsh and fish completions;
-- the exit statuses of the man page's EXIT STATUS table, of --help and of src/exit_status.hpp are
+- the exit statuses of the man page's EXIT STATUS table, of --help and of src/base/exit_status.hpp are
   the same, and so are the option defaults that --help and the man page state;
 - the man page's version and the RPM spec's are the binary's;
 - the commands the man page tells ACL users to allow are those the Lua scripts call.
@@ -133,7 +133,7 @@ def exit_statuses_in_man(lines):
 def exit_statuses_in_code(header):
     match = re.search(r"enum class ExitStatus[^{]*\{(.*?)\};", header, re.S)
     if not match:
-        problem("src/exit_status.hpp: no 'enum class ExitStatus'")
+        problem("src/base/exit_status.hpp: no 'enum class ExitStatus'")
         return {}
     return {int(value): name for name, value in re.findall(r"(\w+)\s*=\s*(\d+)", match.group(1))}
 
@@ -230,19 +230,19 @@ def main():
                 problem(f"{man_path.name}: {names[-1]} should say 'default {default}', as --help does")
 
     # Exit statuses.
-    code = exit_statuses_in_code((source / "src/exit_status.hpp").read_text())
+    code = exit_statuses_in_code((source / "src/base/exit_status.hpp").read_text())
     man_statuses, signal_row = exit_statuses_in_man(sections.get("EXIT STATUS", []))
     for status in sorted(set(code) - man_statuses):
-        problem(f"{man_path.name}: EXIT STATUS lacks {status} ({code[status]} in src/exit_status.hpp)")
+        problem(f"{man_path.name}: EXIT STATUS lacks {status} ({code[status]} in src/base/exit_status.hpp)")
     for status in sorted(man_statuses - set(code)):
-        problem(f"{man_path.name}: EXIT STATUS lists {status}, which src/exit_status.hpp does not have")
+        problem(f"{man_path.name}: EXIT STATUS lists {status}, which src/base/exit_status.hpp does not have")
     if not signal_row:
         problem(f"{man_path.name}: EXIT STATUS lacks the 128+N row")
     help_statuses = exit_statuses_in_help(help_text)
     for status in sorted(set(code) - {0} - help_statuses):
         problem(f"--help: the exit status list lacks {status} ({code[status]})")
     for status in sorted(help_statuses - set(code)):
-        problem(f"--help: the exit status list has {status}, which src/exit_status.hpp does not have")
+        problem(f"--help: the exit status list has {status}, which src/base/exit_status.hpp does not have")
 
     # Version.
     version = subprocess.run([binary, "--version"], capture_output=True, text=True).stdout.split()
@@ -294,7 +294,7 @@ def main():
         print(f"{len(problems)} problem(s)")
         return 1
     print(f"ok: {len(options)} options and {len(code)} exit statuses agree across --help, "
-          "the man page, the completions and src/exit_status.hpp")
+          "the man page, the completions and src/base/exit_status.hpp")
     return 0
 
 

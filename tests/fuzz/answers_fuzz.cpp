@@ -2,10 +2,10 @@
 // decoded into replies, each read as the answer of every script. A reply is either understood or
 // refused with a description; whatever is understood can be described in a message.
 #include "lock/answers.hpp"
-#include "lock_state.hpp"
 #include "redis/resp.hpp"
-#include "status_json.hpp"
-#include "status_report.hpp"
+#include "status/lock_state.hpp"
+#include "status/status_json.hpp"
+#include "status/status_report.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -2,10 +2,10 @@
 // or throws a usage error (64) with a message, never another exception, an exit() or an abort, and
 // the same as a parse with every option declared; a command line that parses converts and checks
 // (configure()) with the same outcome.
-#include "cli.hpp"
-#include "configuration.hpp"
-#include "exit_status.hpp"
-#include "fatal.hpp"
+#include "base/exit_status.hpp"
+#include "base/fatal.hpp"
+#include "options/cli.hpp"
+#include "options/configuration.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -3,11 +3,11 @@
 // exception, an exit() or an abort; only connection and lock settings come out of a file; and the
 // settings a file gives, under a command line that gives only a key and a command, convert and
 // check with the same outcome; a file reads the same as with every option declared.
-#include "cli.hpp"
-#include "exit_status.hpp"
-#include "fatal.hpp"
-#include "option_text.hpp"
-#include "options.hpp"
+#include "base/exit_status.hpp"
+#include "base/fatal.hpp"
+#include "options/cli.hpp"
+#include "options/option_text.hpp"
+#include "options/options.hpp"
 
 #include <cstddef>
 #include <cstdint>

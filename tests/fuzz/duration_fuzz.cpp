@@ -1,7 +1,7 @@
 // Durations as users write them (--ttl, --wait, config files), and as messages print them: whatever
 // parses is within [0, max_duration], and what format_duration() prints parses back to the value
 // it stands for, within the rounding of the printed form.
-#include "duration.hpp"
+#include "base/duration.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,0 +1,582 @@
+#include "options/cli.hpp"
+
+#include "base/fatal.hpp"
+#include "base/version.hpp"
+#include "options/config_lines.hpp"
+#include "options/help.hpp"
+#include "options/options.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <bitset>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string_view>
+#include <utility>
+
+namespace redlockrun {
+
+namespace {
+
+// CLI11 reads "--name=" as "--name" with its value in the next word, where getopt_long gives it an
+// empty value. A NUL, which no argument can contain, is put after every word that ends in '=' so
+// that CLI11 sees a value there, and taken off every word and value it hands back. An empty word
+// is marked too: for an option whose value may be left out (--list), CLI11 gives an empty value
+// both when the value is left out and when it is an empty word.
+constexpr char empty_value_mark = '\0';
+
+std::vector<std::string> marked_words(int argc, const char* const* argv) {
+    std::vector<std::string> words;
+    for (int i = argc - 1; i > 0; --i) { // CLI11 takes them last first
+        std::string& word = words.emplace_back(argv[i]);
+        if (word.empty() || word.ends_with('=')) {
+            word.push_back(empty_value_mark);
+        }
+    }
+    return words;
+}
+
+std::string unmarked(std::string word) {
+    if (!word.empty() && word.back() == empty_value_mark) {
+        word.pop_back();
+    }
+    return word;
+}
+
+std::vector<std::string> unmarked(std::vector<std::string> words) {
+    for (auto& word : words) {
+        word = unmarked(std::move(word));
+    }
+    return words;
+}
+
+// The option names a parse can meet. CLI11 finds an option only by one of its names written out in
+// full (no abbreviations, no case folding, no digits as short names here), so an option none of
+// whose names can appear in the words makes no difference to how CLI11 reads them. Declaring only
+// the others saves most of what a run spends in CLI11: each declaration is compared with every
+// earlier one. The test is generous: a short name counts if its letter is anywhere in a word that
+// starts with '-', even in a value or the command; a long name if it follows "--" up to a '=', or
+// follows any '-' inside a word of short options (CLI11 reads the rest of "-q-ttl=1" after the flag
+// -q as the word "--ttl=1").
+class NamesInUse {
+public:
+    static NamesInUse every_name() {
+        NamesInUse names;
+        names.every_name_ = true;
+        return names;
+    }
+
+    // The words of a command line, argv[1] on.
+    static NamesInUse in_words(int argc, const char* const* argv) {
+        NamesInUse names;
+        for (int i = 1; i < argc; ++i) {
+            const std::string_view word = argv[i];
+            if (word.starts_with("--")) {
+                names.add_long_name(word.substr(2));
+            } else if (word.starts_with('-')) {
+                for (size_t at = 1; at < word.size(); ++at) {
+                    names.short_names_.set(static_cast<unsigned char>(word[at]));
+                    if (word[at] == '-') {
+                        names.add_long_name(word.substr(at + 1));
+                    }
+                }
+            }
+        }
+        return names;
+    }
+
+    // A config file's entries: long names only, as CLI11 looks them up.
+    static NamesInUse in_entries(const std::vector<CLI::ConfigItem>& entries) {
+        NamesInUse names;
+        for (const CLI::ConfigItem& entry : entries) {
+            names.long_names_.push_back(entry.name);
+        }
+        return names;
+    }
+
+    // Whether any of an option's names ("-n,--no-wait,--nb") is among them.
+    bool any_of(std::string_view option_names) const {
+        if (every_name_) {
+            return true;
+        }
+        while (!option_names.empty()) {
+            const auto comma = option_names.find(',');
+            const std::string_view name = option_names.substr(0, comma);
+            option_names = comma == std::string_view::npos ? std::string_view{}
+                                                           : option_names.substr(comma + 1);
+            if (name.starts_with("--")) {
+                for (const std::string_view long_name : long_names_) {
+                    if (long_name == name.substr(2)) {
+                        return true;
+                    }
+                }
+            } else if (name.size() == 2 && short_names_.test(static_cast<unsigned char>(name[1]))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+private:
+    // "name=value" or "name".
+    void add_long_name(std::string_view text) {
+        long_names_.push_back(text.substr(0, text.find('=')));
+    }
+
+    bool every_name_ = false;
+    std::bitset<256> short_names_;
+    std::vector<std::string_view> long_names_; // views of the words or entries, which outlive it
+};
+
+enum class InConfigFile { no, yes };
+
+// Where an option's value goes in OptionText: a value, a flag, or neither (--help, --version).
+struct Binding {
+    const CLI::Option* option;
+    std::optional<Setting> OptionText::*value;
+    bool OptionText::*flag;
+    // For an option whose value may be left out: the value it then has.
+    const char* implied_value = nullptr;
+};
+
+// CLI11's App without the --help flag its public constructor declares, which redlockrun would
+// only take away again: declaring an option is most of what a parse costs (ARCHITECTURE.md). The
+// constructor that CLI11 keeps for subcommands declares nothing.
+class Parser : public CLI::App {
+public:
+    explicit Parser(std::string description) : CLI::App(std::move(description), "", nullptr) {}
+};
+
+// Every option, declared once; declared to CLI11 only if a parse can meet one of its names.
+class Declarations {
+public:
+    explicit Declarations(NamesInUse names);
+
+    Parser app{"redlockrun"};
+    std::vector<Binding> bindings;
+    const CLI::Option* url = nullptr;  // null if not declared
+    const CLI::Option* list = nullptr; // null if not declared
+
+    // What the options that were given say, each value with its origin.
+    OptionText collect(const std::function<std::string(const CLI::Option&)>& origin_of) const;
+
+private:
+    // Each returns the option declared, or null if its names are not in use.
+    CLI::Option* value(const char* names, const char* type, InConfigFile in_config_file,
+                       const char* description, std::optional<Setting> OptionText::*field);
+    // An option whose value may be left out (then it is `implied`): given as "--name=value", or
+    // as the next word if that does not start with '-'.
+    CLI::Option* optional_value(const char* names, const char* type, const char* implied,
+                                const char* description, std::optional<Setting> OptionText::*field);
+    void flag(const char* names, const char* description, bool OptionText::*field);
+    // --help and --version win over whatever follows them, so they stop the parse where they
+    // stand, as getopt_long's caller would: by throwing CLI11's own exception for each.
+    void stop(const char* names, const char* description, std::function<void()> stop_parsing);
+
+    NamesInUse names_in_use_;
+    const char* group_ = "";
+};
+
+Declarations::Declarations(NamesInUse names) : names_in_use_(std::move(names)) {
+    // No CLI11 --help flag (Parser): CLI11's would act only after everything was parsed.
+    // As in flock(1): the first word that is not an option starts the command, and options that
+    // are not known stay in what is left over, in front of it.
+    app.prefix_command();
+
+    group_ = "Lock";
+    value("-k,--key", "<key>", InConfigFile::no, "name of the lock (a Redis key)",
+          &OptionText::key);
+    flag("-n,--no-wait,--nb", "fail at once if the lock is held", &OptionText::no_wait);
+    value("-w,--wait", "<duration>", InConfigFile::yes,
+          "give up after waiting this long\n(0: same as -n; default: wait forever)",
+          &OptionText::wait);
+    value(
+        "-t,--ttl", "<duration>", InConfigFile::yes,
+        "how long the lock stays valid (default 30s);\nrenewed every ttl/3 while the command runs",
+        &OptionText::ttl);
+    flag("--no-renew",
+         "let the lock lapse after the TTL: with\n--on-lost term, the TTL bounds the run",
+         &OptionText::no_renew);
+    value("--timestamp-unit", "<unit>", InConfigFile::yes,
+          "write the key's timestamp in ms (default) or s", &OptionText::timestamp_unit);
+    value("--min-hold", "<duration>", InConfigFile::no,
+          "keep the lock at least this long after it\nwas granted, even if the command ends\n"
+          "sooner (once per cron tick across hosts)",
+          &OptionText::min_hold);
+    if (CLI::Option* limit = value("--limit", "<n>", InConfigFile::no, "", &OptionText::limit)) {
+        limit->description(fmt::format(
+            "let up to <n> runs hold the lock at once\n(a counting semaphore; 1 to {}, default 1)",
+            max_limit));
+    }
+    value("-E,--conflict-exit-code", "<n>", InConfigFile::yes,
+          "exit status when the lock is not acquired\n(default 75)",
+          &OptionText::conflict_exit_code);
+
+    group_ = "Command";
+    value("-c,--command", "<string>", InConfigFile::no, "run <string> with /bin/sh -c",
+          &OptionText::shell_command);
+    value("--on-lost", "<action>", InConfigFile::yes,
+          "if the lock is lost while the command runs:\nterm (default) stops the command,\n"
+          "ignore lets it run on with a warning",
+          &OptionText::on_lost);
+    value("--kill-after", "<duration>", InConfigFile::yes,
+          "send SIGKILL this long after SIGTERM\n(default 10s)", &OptionText::kill_after);
+    value("--lost-exit-code", "<n>", InConfigFile::yes,
+          "exit status when the lock was lost (default 76)", &OptionText::lost_exit_code);
+
+    group_ = "Redis";
+    url = value("-u,--url", "<url>", InConfigFile::yes,
+                "redis://[[user:]password@]host[:port][/db],\nrediss://... (TLS), "
+                "unix:///path[?db=N], or\nredis-sentinel://host[:port][,host[:port]...]\n"
+                "[/db]#master (rediss-sentinel:// for TLS);\ndefault: $REDLOCKRUN_URL, then "
+                "$REDIS_URL,\nthen the config files, then\nredis://127.0.0.1:6379",
+                &OptionText::url);
+    value("--password-file", "<file>", InConfigFile::yes,
+          "read the password from <file> (or set\n$REDISCLI_AUTH); never put one on the\n"
+          "command line",
+          &OptionText::password_file);
+    value("--sentinel-user", "<name>", InConfigFile::yes,
+          "log in to the sentinels as this ACL user\n(or set $REDLOCKRUN_SENTINEL_USER)",
+          &OptionText::sentinel_user);
+    value("--sentinel-password-file", "<file>", InConfigFile::yes,
+          "read the sentinels' password from <file>\n(or set $REDLOCKRUN_SENTINEL_PASSWORD)",
+          &OptionText::sentinel_password_file);
+    value("--tls-ca-file", "<file>", InConfigFile::yes,
+          "trust the CA certificates in <file> (PEM)\ninstead of the system's",
+          &OptionText::tls_ca_file);
+    value("--tls-cert", "<file>", InConfigFile::yes,
+          "present the client certificate in <file> (PEM)", &OptionText::tls_cert);
+    value("--tls-key", "<file>", InConfigFile::yes, "the client certificate's private key (PEM)",
+          &OptionText::tls_key);
+    value("--tls-server-name", "<name>", InConfigFile::yes,
+          "the name the server's certificate must be\nissued for (default: the URL's host)",
+          &OptionText::tls_server_name);
+    value("--connect-timeout", "<duration>", InConfigFile::yes,
+          "give up connecting, or waiting for a reply,\nafter this long (default 5s)",
+          &OptionText::connect_timeout);
+    value("--replicas", "<n>", InConfigFile::yes,
+          "after every grant and renewal, wait until <n>\nreplicas have it (WAIT; default 0)",
+          &OptionText::replicas);
+
+    group_ = "Other";
+    if (CLI::Option* config =
+            value("--config", "<file>", InConfigFile::no, "", &OptionText::config)) {
+        config->description(
+            fmt::format("read settings from <file> instead of\n{} and\n~/.config/redlockrun/config",
+                        system_config_file));
+    }
+    flag("--status", "show who holds the lock and exit:\n0 if free, 75 if held",
+         &OptionText::status);
+    list = optional_value("--list", "<pattern>", "*",
+                          "list the locks whose keys match <pattern>\n(default: all) and exit: "
+                          "0 if none is\nheld, 75 if one is",
+                          &OptionText::list);
+    flag("--json", "with --status or --list: print a JSON\nobject per lock, one per line",
+         &OptionText::json);
+    flag("-q,--quiet", "no message when the lock is busy", &OptionText::quiet);
+    flag("-v,--verbose",
+         "report waiting, acquiring, renewing, releasing\nand forwarded signals, with timings",
+         &OptionText::verbose);
+    stop("-h,--help", "display this help", [] { throw CLI::CallForHelp(); });
+    stop("-V,--version", "display version", [] { throw CLI::CallForVersion(); });
+}
+
+CLI::Option* Declarations::value(const char* names, const char* type, InConfigFile in_config_file,
+                                 const char* description,
+                                 std::optional<Setting> OptionText::*field) {
+    if (!names_in_use_.any_of(names)) {
+        return nullptr;
+    }
+    CLI::Option* option = app.add_option(names)
+                              ->description(description)
+                              ->type_name(type)
+                              ->group(group_)
+                              ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
+                              ->configurable(in_config_file == InConfigFile::yes);
+    bindings.push_back({option, field, nullptr});
+    return option;
+}
+
+CLI::Option* Declarations::optional_value(const char* names, const char* type, const char* implied,
+                                          const char* description,
+                                          std::optional<Setting> OptionText::*field) {
+    if (!names_in_use_.any_of(names)) {
+        return nullptr;
+    }
+    CLI::Option* option = app.add_option(names)
+                              ->description(description)
+                              ->type_name(type)
+                              ->group(group_)
+                              ->expected(0, 1)
+                              ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
+                              ->configurable(false);
+    bindings.push_back({option, field, nullptr, implied});
+    return option;
+}
+
+void Declarations::flag(const char* names, const char* description, bool OptionText::*field) {
+    if (!names_in_use_.any_of(names)) {
+        return;
+    }
+    // No "--flag=value": CLI11 would take any value, and "--no-renew=no" would renew nothing.
+    CLI::Option* option = app.add_flag(names)
+                              ->description(description)
+                              ->group(group_)
+                              ->disable_flag_override()
+                              ->configurable(false);
+    bindings.push_back({option, nullptr, field});
+}
+
+void Declarations::stop(const char* names, const char* description,
+                        std::function<void()> stop_parsing) {
+    if (!names_in_use_.any_of(names)) {
+        return;
+    }
+    CLI::Option* option = app.add_flag_callback(names, std::move(stop_parsing), description)
+                              ->group(group_)
+                              ->disable_flag_override()
+                              ->configurable(false)
+                              ->trigger_on_parse();
+    bindings.push_back({option, nullptr, nullptr});
+}
+
+OptionText
+Declarations::collect(const std::function<std::string(const CLI::Option&)>& origin_of) const {
+    OptionText text;
+    for (const Binding& binding : bindings) {
+        if (binding.option->count() == 0) {
+            continue;
+        }
+        if (binding.value != nullptr) {
+            // Left out, the value is empty; "--name=" is marked, and stays an empty value.
+            std::string value = binding.option->as<std::string>();
+            if (value.empty() && binding.implied_value != nullptr) {
+                value = binding.implied_value;
+            }
+            text.*binding.value = Setting{unmarked(std::move(value)), origin_of(*binding.option)};
+        } else if (binding.flag != nullptr) {
+            text.*binding.flag = true;
+        }
+    }
+    return text;
+}
+
+std::string long_name(const CLI::Option& option) {
+    return "--" + option.get_lnames().front();
+}
+
+// A word CLI11 left over that is an option, not the command: "-x", "--bogus=1".
+bool is_option_word(const std::string& word) {
+    return word.size() > 1 && word.front() == '-' && word != "--";
+}
+
+// Reports an option CLI11 did not know, as getopt_long would: the first one, before anything that
+// came after it.
+void refuse_unknown_options(const CLI::App& app) {
+    const auto rest = app.remaining();
+    if (rest.empty() || !is_option_word(rest.front())) {
+        return;
+    }
+    const std::string word = unmarked(rest.front());
+    // "-xk" is -x (then -k); "--bogus=1" is --bogus.
+    throw UsageError(fmt::format(
+        "unknown option {}", word[1] == '-' ? word.substr(0, word.find('=')) : word.substr(0, 2)));
+}
+
+// CLI11's own words never reach the user: its two messages about an option's value are recognised
+// by the option's name at their start, and said again in ours.
+std::string usage_message(const Declarations& declarations, const CLI::ParseError& error) {
+    const std::string text = error.what();
+    for (const Binding& binding : declarations.bindings) {
+        const CLI::Option& option = *binding.option;
+        if (text.starts_with(option.get_name() + ": ")) {
+            return fmt::format("{} needs a value", long_name(option));
+        }
+        for (const auto& name : option.get_lnames()) {
+            if (text.starts_with(name + " was given")) {
+                return fmt::format("--{} takes no value", name);
+            }
+        }
+    }
+    return "the command line cannot be parsed";
+}
+
+// A mistake in a config file: a usage error, but one that --help cannot explain.
+Fatal config_error(const std::string& message) {
+    return Fatal(ExitStatus::usage, message);
+}
+
+CommandLine parse_words(int argc, const char* const* argv, NamesInUse names) {
+    Declarations declarations(std::move(names));
+    CommandLine line;
+    try {
+        declarations.app.parse(marked_words(argc, argv));
+    } catch (const CLI::CallForHelp&) {
+        line.action = CommandLine::Action::help;
+    } catch (const CLI::CallForVersion&) {
+        line.action = CommandLine::Action::version;
+    } catch (const CLI::ParseError& error) {
+        refuse_unknown_options(declarations.app);
+        throw UsageError(usage_message(declarations, error));
+    }
+    refuse_unknown_options(declarations.app);
+    if (line.action != CommandLine::Action::run) {
+        return line;
+    }
+    line.options = declarations.collect(long_name);
+    line.options.command = unmarked(declarations.app.remaining());
+    if (!line.options.command.empty() && line.options.command.front() == "--") {
+        line.options.command.erase(line.options.command.begin());
+    } else if (line.options.command.size() == 1 && std::string_view(argv[argc - 2]) != "--" &&
+               declarations.list != nullptr && declarations.list->count() > 0 &&
+               declarations.list->as<std::string>().empty()) {
+        // --list takes only the word right after it as its pattern, so in "--list --json held*"
+        // the pattern comes out as a command. --list runs none: a lone last word there, not
+        // after "--" (which CLI11 drops when it follows --list), is the pattern the user meant.
+        line.options.list->value = std::move(line.options.command.front());
+        line.options.command.clear();
+    }
+    if (declarations.url != nullptr) {
+        line.url_values = unmarked(declarations.url->results());
+    }
+    return line;
+}
+
+} // namespace
+
+CommandLine parse_command_line(int argc, const char* const* argv) {
+    return parse_words(argc, argv, NamesInUse::in_words(argc, argv));
+}
+
+CommandLine parse_command_line_declaring_every_option(int argc, const char* const* argv) {
+    return parse_words(argc, argv, NamesInUse::every_name());
+}
+
+namespace {
+
+enum class DeclareEvery { no, yes };
+
+OptionText parse_config(std::string_view text, const std::string& file, DeclareEvery every) {
+    // Every line is read here first: CLI11's reader would take one it cannot read for another.
+    const ConfigLines lines = read_config_lines(text, file);
+    std::map<std::string, const ConfigEntry*, std::less<>> entries;
+    for (const ConfigEntry& entry : lines.entries) {
+        entries.emplace(entry.name, &entry);
+    }
+    const auto where = [&](const std::string& name) {
+        const auto found = entries.find(name);
+        return found == entries.end() ? file
+                                      : fmt::format("{}, line {}", file, found->second->line);
+    };
+    auto format = std::make_shared<CLI::ConfigTOML>();
+    format->comment('\n'); // never in a line: the comments are gone already
+    std::istringstream stream{lines.text};
+    const std::vector<CLI::ConfigItem> items = format->from_config(stream);
+    Declarations declarations(every == DeclareEvery::yes ? NamesInUse::every_name()
+                                                         : NamesInUse::in_entries(items));
+    for (const CLI::ConfigItem& item : items) {
+        if (!item.parents.empty()) {
+            throw config_error(fmt::format("{}: [{}]: redlockrun's settings have no sections",
+                                           where(item.name), item.parents.front()));
+        }
+        const CLI::Option* option = declarations.app.get_option_no_throw("--" + item.name);
+        if (option == nullptr) {
+            throw config_error(fmt::format("{}: unknown entry '{}' (see FILES in redlockrun(1))",
+                                           where(item.name), item.name));
+        }
+        if (!option->get_configurable()) {
+            throw config_error(fmt::format("{}: {} can be given on the command line only",
+                                           where(item.name), item.name));
+        }
+        const auto entry = entries.find(item.name);
+        if (entry != entries.end() && !entry->second->value) {
+            throw config_error(fmt::format("{}: {} has no value: write {} = value",
+                                           where(item.name), item.name, item.name));
+        }
+        if (item.inputs.size() != 1) {
+            throw config_error(
+                fmt::format("{}: {} takes one value (put one with spaces or commas in quotes)",
+                            where(item.name), item.name));
+        }
+    }
+    // Every entry is known to be allowed by now: CLI11 assigns them as it would options.
+    declarations.app.config_formatter(format);
+    std::istringstream assigned{lines.text};
+    try {
+        declarations.app.parse_from_stream(assigned);
+    } catch (const CLI::ParseError&) {
+        throw config_error(fmt::format("{}: cannot be read as a config file", file));
+    }
+    return declarations.collect([&](const CLI::Option& option) {
+        const std::string name = option.get_lnames().front();
+        return fmt::format("{}: {}", where(name), name);
+    });
+}
+
+} // namespace
+
+OptionText parse_config_text(std::string_view text, const std::string& file) {
+    return parse_config(text, file, DeclareEvery::no);
+}
+
+OptionText parse_config_text_declaring_every_option(std::string_view text,
+                                                    const std::string& file) {
+    return parse_config(text, file, DeclareEvery::yes);
+}
+
+std::string help_text() {
+    const Declarations declarations(NamesInUse::every_name());
+    std::vector<HelpEntry> entries;
+    for (const std::string& group : declarations.app.get_groups()) {
+        for (const CLI::Option* option : declarations.app.get_options(
+                 [&group](const CLI::Option* o) { return o->get_group() == group; })) {
+            HelpEntry& entry = entries.emplace_back();
+            entry.group = group;
+            if (!option->get_snames().empty()) {
+                entry.short_name = option->get_snames().front();
+            }
+            entry.names = option->get_lnames();
+            if (option->get_expected_max() > 0) {
+                entry.value = option->get_type_name();
+                entry.value_optional = option->get_expected_min() == 0;
+            }
+            entry.description = option->get_description();
+        }
+    }
+    return format_help(entries);
+}
+
+std::string version_text() {
+    return fmt::format("redlockrun {}\n", version_number);
+}
+
+std::vector<std::string> accepted_option_names() {
+    const Declarations declarations(NamesInUse::every_name());
+    std::vector<std::string> names;
+    for (const Binding& binding : declarations.bindings) {
+        for (const auto& name : binding.option->get_snames()) {
+            names.push_back("-" + name);
+        }
+        for (const auto& name : binding.option->get_lnames()) {
+            names.push_back("--" + name);
+        }
+    }
+    return names;
+}
+
+std::vector<std::string> config_entry_names() {
+    const Declarations declarations(NamesInUse::every_name());
+    std::vector<std::string> names;
+    for (const Binding& binding : declarations.bindings) {
+        if (binding.option->get_configurable()) {
+            names.push_back(binding.option->get_lnames().front());
+        }
+    }
+    return names;
+}
+
+} // namespace redlockrun

@@ -1,0 +1,180 @@
+#include "options/options.hpp"
+
+#include "base/fatal.hpp"
+
+#include <fmt/core.h>
+
+#include <charconv>
+
+namespace redlockrun {
+
+namespace {
+
+Millis duration_option(const Setting& setting) {
+    auto duration = parse_duration(setting.value);
+    if (!duration) {
+        throw UsageError(
+            fmt::format("{}: '{}' is not a duration (examples: 1.5, 500ms, 30s, 2m, 1h)",
+                        setting.origin, setting.value));
+    }
+    return *duration;
+}
+
+int exit_code_option(const Setting& setting) {
+    const std::string& text = setting.value;
+    int code = -1;
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), code);
+    if (text.empty() || error != std::errc{} || end != text.data() + text.size() || code < 0 ||
+        code > 255) {
+        throw UsageError(
+            fmt::format("{}: '{}' is not an exit status from 0 to 255", setting.origin, text));
+    }
+    return code;
+}
+
+// A whole number from `low` to `high`; `what` names it in the message ("holders").
+int count_option(const Setting& setting, int low, int high, const char* what) {
+    const std::string& text = setting.value;
+    int count = 0;
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), count);
+    if (text.empty() || error != std::errc{} || end != text.data() + text.size() || count < low ||
+        count > high) {
+        throw UsageError(fmt::format("{}: '{}' is not a number of {} from {} to {}", setting.origin,
+                                     text, what, low, high));
+    }
+    return count;
+}
+
+std::optional<std::string> value_of(const std::optional<Setting>& setting) {
+    return setting ? std::optional(setting->value) : std::nullopt;
+}
+
+} // namespace
+
+Options to_options(const OptionText& text) {
+    Options options;
+    options.key = text.key ? text.key->value : "";
+    options.no_wait = text.no_wait;
+    if (text.wait) {
+        options.wait = duration_option(*text.wait);
+    }
+    if (text.ttl) {
+        options.ttl = duration_option(*text.ttl);
+        if (options.ttl < min_ttl) {
+            throw UsageError(
+                fmt::format("{} must be at least {}", text.ttl->origin, format_duration(min_ttl)));
+        }
+    }
+    options.renew = !text.no_renew;
+    if (text.on_lost) {
+        if (text.on_lost->value == "term") {
+            options.on_lost = OnLost::term;
+        } else if (text.on_lost->value == "ignore") {
+            options.on_lost = OnLost::ignore;
+        } else {
+            throw UsageError(fmt::format("{}: '{}' is neither term nor ignore",
+                                         text.on_lost->origin, text.on_lost->value));
+        }
+    }
+    if (text.kill_after) {
+        options.kill_after = duration_option(*text.kill_after);
+    }
+    if (text.lost_exit_code) {
+        options.lost_exit_code = exit_code_option(*text.lost_exit_code);
+    }
+    if (text.timestamp_unit) {
+        auto unit = lock::parse_unit(text.timestamp_unit->value);
+        if (!unit) {
+            throw UsageError(fmt::format("{}: '{}' is neither ms nor s",
+                                         text.timestamp_unit->origin, text.timestamp_unit->value));
+        }
+        options.timestamp_unit = *unit;
+    }
+    if (text.conflict_exit_code) {
+        options.conflict_exit_code = exit_code_option(*text.conflict_exit_code);
+    }
+    if (text.min_hold) {
+        options.min_hold = duration_option(*text.min_hold);
+    }
+    if (text.limit) {
+        options.limit = count_option(*text.limit, 1, max_limit, "holders");
+    }
+    options.shell_command = value_of(text.shell_command);
+    options.command = text.command;
+    options.url = value_of(text.url);
+    options.password_file = value_of(text.password_file);
+    options.sentinel_user = value_of(text.sentinel_user);
+    options.sentinel_password_file = value_of(text.sentinel_password_file);
+    options.tls = {value_of(text.tls_ca_file), value_of(text.tls_cert), value_of(text.tls_key),
+                   value_of(text.tls_server_name)};
+    if (text.connect_timeout) {
+        options.connect_timeout = duration_option(*text.connect_timeout);
+        if (options.connect_timeout.count() <= 0) {
+            throw UsageError(fmt::format("{} must be more than 0", text.connect_timeout->origin));
+        }
+    }
+    if (text.replicas) {
+        options.replicas = count_option(*text.replicas, 0, max_replicas, "replicas");
+    }
+    options.status = text.status;
+    options.json = text.json;
+    if (text.list) {
+        if (text.list->value.empty()) {
+            throw UsageError(fmt::format(
+                "{}: an empty pattern matches no lock (without one, every lock is listed)",
+                text.list->origin));
+        }
+        options.list_pattern = text.list->value;
+    }
+    if (text.quiet && text.verbose) {
+        throw UsageError("-q and -v exclude each other");
+    }
+    options.verbosity =
+        text.quiet ? Verbosity::quiet : (text.verbose ? Verbosity::verbose : Verbosity::normal);
+    return options;
+}
+
+void validate(const Options& options) {
+    if (options.json && !options.status && !options.list_pattern) {
+        throw UsageError("--json goes with --status or --list only");
+    }
+    if (options.list_pattern) {
+        // --list finds the keys itself, runs nothing, and is a status of many locks, not of one.
+        if (!options.key.empty()) {
+            throw UsageError("--list and -k exclude each other: --list finds the locks itself");
+        }
+        if (options.status) {
+            throw UsageError("--list and --status exclude each other");
+        }
+        if (!options.command.empty() || options.shell_command) {
+            throw UsageError("--list takes no command");
+        }
+        if (options.limit != 1 || options.min_hold.count() > 0) {
+            throw UsageError(fmt::format("--list takes no {}: it only reads the locks",
+                                         options.limit != 1 ? "--limit" : "--min-hold"));
+        }
+        return;
+    }
+    if (options.key.empty()) {
+        throw UsageError("a lock key is required: -k KEY");
+    }
+    if (options.status) {
+        if (!options.command.empty() || options.shell_command) {
+            throw UsageError("--status takes no command");
+        }
+        if (options.limit != 1 || options.min_hold.count() > 0) {
+            throw UsageError(fmt::format("--status takes no {}: it only reads the lock",
+                                         options.limit != 1 ? "--limit" : "--min-hold"));
+        }
+    } else if (options.command.empty() && !options.shell_command) {
+        throw UsageError("no command to run: give one after the options, or -c STRING");
+    } else if (!options.command.empty() && options.shell_command) {
+        throw UsageError(fmt::format("-c STRING and a command ({}) exclude each other",
+                                     options.command.front()));
+    }
+    if (options.no_wait && options.wait) {
+        throw UsageError("-n and -w exclude each other (-w 0 is the same as -n)");
+    }
+}
+
+} // namespace redlockrun

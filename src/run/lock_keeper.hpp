@@ -1,0 +1,58 @@
+// Keeps the lock while the command runs (DESIGN §3). It renews every ttl/3 and keeps a validity
+// deadline on the monotonic clock: the send time of the last successful renewal (or of the acquire)
+// plus the TTL, minus a drift margin, so that it always falls before the key's expiry on the
+// server. Failed renewals are retried with jitter until that deadline. The lock is lost when a
+// renewal answers that it is not ours, or when the deadline passes; then, with --on-lost term, the
+// command is stopped.
+#pragma once
+
+#include "base/log.hpp"
+#include "lock/lock_client.hpp"
+#include "options/options.hpp"
+#include "run/supervisor.hpp"
+
+#include <optional>
+#include <random>
+#include <string>
+
+namespace redlockrun {
+
+struct KeepPolicy {
+    Millis ttl{30000};
+    bool renew = true;
+    OnLost on_lost = OnLost::term;
+    Millis kill_after{10000};
+};
+
+class LockKeeper : public run::Watch {
+public:
+    // valid_from: no later than when the server granted the lock (lock::Attempt); validity: what it
+    // granted, which is less than the TTL when a retried acquire found an earlier attempt's grant.
+    LockKeeper(lock::LockClient& lock, const KeepPolicy& policy, SteadyTime valid_from,
+               Millis validity, const Logger& log);
+
+    Deadline next_due() const override;
+    void on_due(run::Supervisor& supervisor) override;
+
+    bool lost() const { return lost_; }
+    // The local validity deadline: the lock can be counted on until then, and no longer.
+    SteadyTime valid_until() const { return valid_until_; }
+
+private:
+    void renew(run::Supervisor& supervisor);
+    void declare_lost(const std::string& why, run::Supervisor& supervisor);
+    std::string why_deadline_passed() const;
+    Millis retry_delay();
+
+    lock::LockClient& lock_;
+    KeepPolicy policy_;
+    const Logger& log_;
+    SteadyTime valid_until_;
+    SteadyTime next_renewal_;
+    std::optional<SteadyTime> failing_since_;
+    std::string last_error_;
+    bool lost_ = false;
+    std::minstd_rand random_;
+};
+
+} // namespace redlockrun

@@ -1,0 +1,62 @@
+#include "status/status_json.hpp"
+
+#include "base/json_writer.hpp"
+
+#include <charconv>
+
+namespace redlockrun {
+
+namespace {
+
+// A decimal integer read back from Redis (a pid, a fence) as a JSON number; null if it is not one.
+// Fences stay below 2^53, which every JSON reader holds exactly.
+std::optional<long long> json_number(const std::string& text) {
+    long long number = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+    if (text.empty() || error != std::errc{} || end != text.data() + text.size()) {
+        return std::nullopt;
+    }
+    return number;
+}
+
+std::optional<std::string> unless_empty(const std::string& text) {
+    return text.empty() ? std::nullopt : std::optional(text);
+}
+
+std::string holder_json(const HolderState& holder) {
+    JsonObject object;
+    object.string("client", holder.classic ? "classic" : "redlockrun")
+        .string("host", holder.classic ? std::nullopt : unless_empty(holder.holder.host))
+        .number("pid", json_number(holder.holder.pid))
+        .number("fence", json_number(holder.fence))
+        .number("acquired_ms", holder.acquired_ms)
+        .number("expires_ms", holder.expires_ms)
+        .number("remaining_ms", holder.remaining_ms)
+        .number("hold_until_ms", holder.hold_until_ms)
+        .number("command_ended_ms", holder.ended_ms);
+    return object.text();
+}
+
+} // namespace
+
+std::string status_json(const LockState& state) {
+    std::vector<std::string> holders;
+    for (const auto& holder : state.holders) {
+        holders.push_back(holder_json(holder));
+    }
+    JsonObject object;
+    object.string("key", state.key)
+        .string("state", std::string(condition_name(state.condition)))
+        .string("redis_type", state.redis_type)
+        .string("value", state.value)
+        .number("limit", state.limit)
+        .number("server_time_ms", state.now_ms)
+        .number("expires_ms",
+                state.timestamp ? std::optional(state.timestamp->expiry_ms) : std::nullopt)
+        .number("remaining_ms", state.remaining_ms)
+        .number("last_fence", json_number(state.last_fence))
+        .json("holders", json_array(holders));
+    return object.text();
+}
+
+} // namespace redlockrun

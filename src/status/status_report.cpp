@@ -1,0 +1,126 @@
+#include "status/status_report.hpp"
+
+#include "base/fatal.hpp"
+#include "base/printable.hpp"
+#include "lock/keys.hpp"
+#include "lock/lock_client.hpp"
+#include "status/status_json.hpp"
+
+#include <fmt/core.h>
+
+#include <cstdio>
+
+namespace redlockrun {
+
+namespace {
+
+std::string for_another(std::optional<long long> remaining_ms) {
+    return remaining_ms ? fmt::format(" for another {}", format_duration(Millis{*remaining_ms}))
+                        : std::string{};
+}
+
+// "web1 pid 4242 for another 12s, fence 17, acquired 3s ago", or with --min-hold after the
+// command: "web1 pid 4242 after its command ended 5s ago, for another 55s, ..."
+std::string describe_holder(const HolderState& holder, long long now_ms) {
+    std::string text = lock::describe(holder.holder);
+    if (holder.ended_ms) {
+        text += fmt::format(" after its command ended {} ago,",
+                            format_duration(Millis{ms_between(now_ms, *holder.ended_ms)}));
+    }
+    text += for_another(holder.remaining_ms);
+    if (!holder.fence.empty()) {
+        text += fmt::format(", fence {}", holder.fence);
+    } else if (!holder.not_a_fence.empty()) {
+        text += fmt::format(", fence {} (not a fence number)", holder.not_a_fence);
+    }
+    if (holder.acquired_ms) {
+        text += fmt::format(", acquired {} ago",
+                            format_duration(Millis{ms_between(now_ms, *holder.acquired_ms)}));
+    }
+    return text;
+}
+
+std::string held_line(const LockState& state) {
+    const auto& holders = state.holders;
+    if (!holders.empty() && holders.front().classic) {
+        return fmt::format("{}: held by a client of the classic algorithm{} (timestamp {} {})",
+                           state.key, for_another(state.remaining_ms), *state.value,
+                           lock::unit_name(state.timestamp->unit));
+    }
+    if (!state.semaphore && !holders.empty()) {
+        return fmt::format("{}: held by {}", state.key,
+                           describe_holder(holders.front(), state.now_ms));
+    }
+    std::string line = fmt::format("{}: held by {} of {} holders", state.key, holders.size(),
+                                   state.limit.value_or(1));
+    if (holders.empty()) {
+        return line + for_another(state.remaining_ms);
+    }
+    const char* separator = ": ";
+    for (const auto& holder : holders) {
+        line += separator + describe_holder(holder, state.now_ms);
+        separator = "; ";
+    }
+    return line;
+}
+
+} // namespace
+
+std::string status_line(const LockState& state) {
+    switch (state.condition) {
+    case LockCondition::free:
+        if (state.timestamp) {
+            return fmt::format(
+                "{}: free (the timestamp {} {} expired {} ago)", state.key, *state.value,
+                lock::unit_name(state.timestamp->unit),
+                format_duration(Millis{ms_between(state.now_ms, state.timestamp->expiry_ms)}));
+        }
+        return state.last_fence.empty()
+                   ? fmt::format("{}: free", state.key)
+                   : fmt::format("{}: free (last fence {})", state.key, state.last_fence);
+    case LockCondition::held:
+    case LockCondition::held_after_command:
+        return held_line(state);
+    case LockCondition::foreign:
+        return state.redis_type == "string"
+                   ? fmt::format("{}: not a lock (a value that is not a Unix timestamp)", state.key)
+                   : fmt::format("{}: not a lock (a {})", state.key, state.redis_type);
+    }
+    return state.key;
+}
+
+StatusReport describe_status(const std::string& key, const lock::StatusSnapshot& snapshot) {
+    const LockState state = interpret_status(key, snapshot);
+    if (state.condition == LockCondition::foreign) {
+        return {exit_status_of(state),
+                lock::describe_foreign(key, lock::Foreign{state.redis_type})};
+    }
+    return {exit_status_of(state), status_line(state)};
+}
+
+int show_status(const std::string& key, StatusFormat format,
+                const redis::ConnectionSettings& settings, const Logger& log) {
+    auto keys = lock::lock_keys(key);
+    if (!keys) {
+        throw Fatal(ExitStatus::usage, keys.error());
+    }
+    redis::Connection connection(settings, nullptr);
+    lock::LockClient client(connection, std::move(*keys), lock::Identity{}, lock::LockParams{});
+    auto snapshot = client.status();
+    if (!snapshot) {
+        throw Fatal(redis::exit_status_of(snapshot.error()), snapshot.error().message);
+    }
+    const LockState state = interpret_status(key, *snapshot);
+    if (format == StatusFormat::json) {
+        std::fputs((status_json(state) + "\n").c_str(), stdout);
+    } else if (state.condition != LockCondition::foreign) {
+        std::fputs((printable(status_line(state)) + "\n").c_str(), stdout);
+    }
+    std::fflush(stdout);
+    if (state.condition == LockCondition::foreign) {
+        log.error("{}", lock::describe_foreign(key, lock::Foreign{state.redis_type}));
+    }
+    return exit_status_of(state);
+}
+
+} // namespace redlockrun

@@ -1,0 +1,476 @@
+#include "base/fatal.hpp"
+#include "options/cli.hpp"
+#include "options/configuration.hpp"
+
+#include <doctest/doctest.h>
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <initializer_list>
+#include <optional>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+using namespace redlockrun;
+
+namespace {
+
+CommandLine parse_line(std::initializer_list<const char*> words) {
+    std::vector<const char*> argv{"redlockrun"};
+    argv.insert(argv.end(), words.begin(), words.end());
+    return parse_command_line(static_cast<int>(argv.size()), argv.data());
+}
+
+// The command line converted and checked, with no config file.
+struct Parsed {
+    CommandLine::Action action;
+    Options options;
+};
+
+Parsed parse(std::initializer_list<const char*> words) {
+    const CommandLine line = parse_line(words);
+    Parsed parsed{line.action, {}};
+    if (line.action == CommandLine::Action::run) {
+        parsed.options = configure(line.options, ConfigPlaces{});
+    }
+    return parsed;
+}
+
+std::string usage_error(std::initializer_list<const char*> words) {
+    try {
+        parse(words);
+    } catch (const UsageError& error) {
+        CHECK(error.status() == 64);
+        return error.what();
+    }
+    FAIL("no usage error");
+    return {};
+}
+
+} // namespace
+
+TEST_CASE("cli: the command starts at the first word that is not an option") {
+    auto line = parse({"-k", "job", "./script.sh", "-k", "other", "--", "x"});
+    CHECK(line.action == CommandLine::Action::run);
+    CHECK(line.options.key == "job");
+    CHECK(line.options.command ==
+          std::vector<std::string>{"./script.sh", "-k", "other", "--", "x"});
+
+    auto dashed = parse({"--key=job", "--", "-weird-name", "--flag"});
+    CHECK(dashed.options.command == std::vector<std::string>{"-weird-name", "--flag"});
+
+    auto bundled = parse({"-nqk", "job", "true"});
+    CHECK(bundled.options.no_wait);
+    CHECK(bundled.options.verbosity == Verbosity::quiet);
+    CHECK(bundled.options.key == "job");
+}
+
+TEST_CASE("cli: an empty word is the command, whatever follows it") {
+    // Found by fuzzing: CLI11 option groups looped for ever on an empty word before an option.
+    auto line = parse_line({"-k", "job", "", "-p"});
+    CHECK(line.options.command == std::vector<std::string>{"", "-p"});
+}
+
+TEST_CASE("cli: values attached or in the next word, as getopt_long(3) takes them") {
+    CHECK(parse({"-kjob", "true"}).options.key == "job");
+    CHECK(parse({"--key", "job", "true"}).options.key == "job");
+    CHECK(parse({"--key=a=b", "true"}).options.key == "a=b");
+    CHECK(parse({"-vt5s", "-k", "j", "true"}).options.ttl == Millis{5000});
+    CHECK(parse({"-qw5s", "-k", "j", "true"}).options.wait == Millis{5000});
+    // The word after an option that takes a value is that value, even if it looks like an option.
+    CHECK(parse({"-k", "-n", "true"}).options.key == "-n");
+    CHECK_FALSE(parse({"-k", "-n", "true"}).options.no_wait);
+    CHECK(parse({"-c", "--status", "-k", "j"}).options.shell_command == "--status");
+    // "-" alone is a word, not an option: it starts the command.
+    CHECK(parse({"-k", "j", "-", "x"}).options.command == std::vector<std::string>{"-", "x"});
+}
+
+TEST_CASE("cli: every option") {
+    auto line = parse({"-k", "job", "-w", "1.5s", "-t", "2m", "--timestamp-unit", "s", "-E", "0",
+                       "-u", "redis://h:1/2", "--password-file", "/p", "--connect-timeout", "250ms",
+                       "-v", "-c", "echo hi"});
+    const Options& o = line.options;
+    CHECK(o.wait == Millis{1500});
+    CHECK(o.ttl == Millis{120000});
+    CHECK(o.timestamp_unit == lock::TimestampUnit::seconds);
+    CHECK(o.conflict_exit_code == 0);
+    CHECK(o.url == "redis://h:1/2");
+    CHECK(o.password_file == "/p");
+    CHECK(o.connect_timeout == Millis{250});
+    CHECK(o.verbosity == Verbosity::verbose);
+    CHECK(o.shell_command == "echo hi");
+    CHECK(o.command.empty());
+
+    auto status = parse({"--status", "-k", "job"});
+    CHECK(status.options.status);
+    CHECK(parse({"--nb", "-k", "j", "true"}).options.no_wait);
+    CHECK(parse({"--no-wait", "-k", "j", "true"}).options.no_wait);
+    CHECK(parse({"-k", "a", "-k", "b", "true"}).options.key == "b");
+
+    auto fleet = parse({"-k", "job", "--min-hold", "1m30s", "--limit", "100", "true"});
+    CHECK(fleet.options.min_hold == Millis{90000});
+    CHECK(fleet.options.limit == 100);
+    CHECK(parse({"-k", "job", "--limit=1", "true"}).options.limit == 1);
+    CHECK(parse({"-k", "job", "--replicas", "2", "true"}).options.replicas == 2);
+}
+
+TEST_CASE("cli: defaults") {
+    const Options o = parse({"-k", "job", "true"}).options;
+    CHECK_FALSE(o.no_wait);
+    CHECK_FALSE(o.wait.has_value());
+    CHECK(o.ttl == Millis{30000});
+    CHECK(o.timestamp_unit == lock::TimestampUnit::milliseconds);
+    CHECK(o.conflict_exit_code == 75);
+    CHECK(o.connect_timeout == Millis{5000});
+    CHECK(o.verbosity == Verbosity::normal);
+    CHECK_FALSE(o.url.has_value());
+    CHECK(o.min_hold == Millis{0});
+    CHECK(o.limit == 1);
+    CHECK(o.replicas == 0);
+}
+
+TEST_CASE("cli: help and version win over everything else") {
+    CHECK(parse({"--help"}).action == CommandLine::Action::help);
+    CHECK(parse({"-h", "-k", "job"}).action == CommandLine::Action::help);
+    CHECK(parse({"-h", "--bogus"}).action == CommandLine::Action::help);
+    CHECK(parse({"-hx"}).action == CommandLine::Action::help);
+    CHECK(parse({"-qVk"}).action == CommandLine::Action::version);
+    CHECK(parse({"-k", "j", "-w", "soon", "--help"}).action == CommandLine::Action::help);
+    CHECK(parse({"-V", "-h"}).action == CommandLine::Action::version);
+    CHECK(parse({"-V"}).action == CommandLine::Action::version);
+    CHECK(version_text().rfind("redlockrun ", 0) == 0);
+    // After the command starts, --help belongs to the command.
+    CHECK(parse({"-k", "j", "ls", "--help"}).action == CommandLine::Action::run);
+}
+
+TEST_CASE("cli: usage errors say what is wrong") {
+    CHECK(usage_error({}) == "a lock key is required: -k KEY");
+    CHECK(usage_error({"true"}) == "a lock key is required: -k KEY");
+    CHECK(usage_error({"-k", "job"}).find("no command to run") == 0);
+    CHECK(usage_error({"-k"}) == "--key needs a value");
+    CHECK(usage_error({"-k", "job", "--bogus", "true"}) == "unknown option --bogus");
+    CHECK(usage_error({"--bogus"}) == "unknown option --bogus");
+    CHECK(usage_error({"--bogus=1", "-k", "j", "true"}) == "unknown option --bogus");
+    CHECK(usage_error({"-k", "j", "-x", "true"}) == "unknown option -x");
+    CHECK(usage_error({"-nqx", "-k", "j", "true"}) == "unknown option -x");
+    // Long names are never abbreviated: a later option must not change what a script meant.
+    CHECK(usage_error({"--verb", "-k", "j", "true"}) == "unknown option --verb");
+    CHECK(usage_error({"--quiet=yes", "-k", "j", "true"}) == "--quiet takes no value");
+    CHECK(usage_error({"-k", "j", "--wait"}) == "--wait needs a value");
+    CHECK(usage_error({"-k", "j", "-w"}) == "--wait needs a value");
+    CHECK(usage_error({"--bogus", "-h"}) == "unknown option --bogus");
+    CHECK(usage_error({"-k", "j", "-w", "soon", "true"}).find("--wait: 'soon' is not a duration") ==
+          0);
+    CHECK(usage_error({"-k", "j", "-t", "-1", "true"}).find("--ttl") == 0);
+    CHECK(usage_error({"-k", "j", "-t", "50ms", "true"}) == "--ttl must be at least 100ms");
+    CHECK(usage_error({"-k", "j", "--connect-timeout", "0", "true"}).find("--connect-timeout") ==
+          0);
+    CHECK(usage_error({"-k", "j", "-E", "256", "true"}).find("--conflict-exit-code") == 0);
+    CHECK(usage_error({"-k", "j", "-E", "x", "true"}).find("--conflict-exit-code") == 0);
+    CHECK(usage_error({"-k", "j", "--timestamp-unit", "us", "true"}).find("--timestamp-unit") == 0);
+    CHECK(usage_error({"-k", "j", "-n", "-w", "1", "true"}).find("exclude each other") !=
+          std::string::npos);
+    CHECK(usage_error({"-k", "j", "-q", "-v", "true"}) == "-q and -v exclude each other");
+    CHECK(usage_error({"-k", "j", "-c", "x", "true"}).find("exclude each other") !=
+          std::string::npos);
+    CHECK(usage_error({"-k", "j", "--status", "true"}) == "--status takes no command");
+    for (const char* limit : {"0", "101", "-1", "x", "2.5", "", "1e2"}) {
+        CAPTURE(limit);
+        CHECK(usage_error({"-k", "j", "--limit", limit, "true"}) ==
+              fmt::format("--limit: '{}' is not a number of holders from 1 to 100", limit));
+    }
+    CHECK(usage_error({"-k", "j", "--min-hold", "soon", "true"}).find("--min-hold: 'soon'") == 0);
+    CHECK(usage_error({"-k", "j", "--replicas", "101", "true"}) ==
+          "--replicas: '101' is not a number of replicas from 0 to 100");
+    CHECK(usage_error({"-k", "j", "--status", "--limit", "2"}) ==
+          "--status takes no --limit: it only reads the lock");
+    CHECK(usage_error({"-k", "j", "--status", "--min-hold", "2s"}) ==
+          "--status takes no --min-hold: it only reads the lock");
+    CHECK(usage_error({"--list", "--limit", "2"}) ==
+          "--list takes no --limit: it only reads the locks");
+    CHECK(usage_error({"-k", "j", "--status", "-c", "x"}) == "--status takes no command");
+    CHECK(usage_error({"-k", "", "true"}) == "a lock key is required: -k KEY");
+}
+
+TEST_CASE("cli: --help lists every option the parser accepts, and no other") {
+    const std::string help = help_text();
+    for (const auto& name : accepted_option_names()) {
+        CAPTURE(name);
+        CHECK(help.find(" " + name) != std::string::npos);
+    }
+    // The other direction: every option word in the help text is accepted.
+    const auto accepted = accepted_option_names();
+    const std::regex option_word("(^|[ (])(--?[A-Za-z][A-Za-z-]*)");
+    size_t words = 0;
+    for (auto it = std::sregex_iterator(help.begin(), help.end(), option_word);
+         it != std::sregex_iterator(); ++it) {
+        const std::string word = (*it)[2];
+        CAPTURE(word);
+        CHECK(std::find(accepted.begin(), accepted.end(), word) != accepted.end());
+        ++words;
+    }
+    CHECK(words >= accepted.size());
+}
+
+TEST_CASE("cli: where CLI11's defaults differ from getopt_long, getopt_long's behaviour holds") {
+    // A value may begin with '-', and may hold what CLI11 would otherwise split or unpack.
+    CHECK(parse({"-k", "-weird", "true"}).options.key == "-weird");
+    CHECK(parse({"--key", "--", "true"}).options.key == "--");
+    CHECK(parse({"-k", "a,b", "true"}).options.key == "a,b");
+    CHECK(parse({"-k", "j", "-c", "[ -e /tmp/x ]"}).options.shell_command == "[ -e /tmp/x ]");
+    CHECK(parse({"-k", "[a,b]", "true"}).options.key == "[a,b]");
+    CHECK(parse({"-k", "j", "-c", ""}).options.shell_command == "");
+    // "--name=" is an empty value, not "--name" with the next word.
+    CHECK(usage_error({"--key=", "true"}) == "a lock key is required: -k KEY");
+    CHECK(parse_line({"--key=", "true"}).options.key->value.empty());
+    CHECK(parse_line({"--key=", "true"}).options.command == std::vector<std::string>{"true"});
+    CHECK(parse_line({"-k", "--ttl=", "true"}).options.key->value == "--ttl=");
+    CHECK(parse_line({"-k", "j", "--", "a=", "b"}).options.command ==
+          std::vector<std::string>{"a=", "b"});
+    CHECK(usage_error({"--no-renew=", "-k", "j", "true"}) == "--no-renew takes no value");
+    CHECK(usage_error({"--bogus=", "-k", "j", "true"}) == "unknown option --bogus");
+    // The last of a repeated option wins.
+    CHECK(parse({"-t", "1s", "--ttl=2s", "-k", "j", "true"}).options.ttl == Millis{2000});
+    CHECK(parse({"-u", "redis://a", "-u", "redis://b", "-k", "j", "true"}).options.url ==
+          "redis://b");
+    // Flags take no value, whatever CLI11 would make of one.
+    CHECK(usage_error({"--no-renew=yes", "-k", "j", "true"}) == "--no-renew takes no value");
+    CHECK(usage_error({"--no-renew=false", "-k", "j", "true"}) == "--no-renew takes no value");
+    CHECK(usage_error({"--nb=1", "-k", "j", "true"}) == "--nb takes no value");
+    CHECK(usage_error({"--help=me"}) == "--help takes no value");
+    // A dash and a digit is an unknown option, not the command.
+    CHECK(usage_error({"-k", "j", "-1", "true"}) == "unknown option -1");
+    CHECK(usage_error({"-k", "j", "-xq", "true"}) == "unknown option -x");
+    // An unknown option before a bad one is reported first, as getopt_long would.
+    CHECK(usage_error({"--bogus", "-k"}) == "unknown option --bogus");
+    CHECK(usage_error({"-q", "--config"}) == "--config needs a value");
+}
+
+TEST_CASE("cli: --list takes its pattern if one follows, and --json goes with it or --status") {
+    CHECK(parse({"--list"}).options.list_pattern == "*");
+    CHECK(parse({"--list", "backup:*"}).options.list_pattern == "backup:*");
+    CHECK(parse({"--list=backup:*"}).options.list_pattern == "backup:*");
+    CHECK(parse({"--list=-odd"}).options.list_pattern == "-odd");
+    // A word that starts with '-' after --list is the next option, not a pattern.
+    auto json = parse({"--list", "--json"});
+    CHECK(json.options.list_pattern == "*");
+    CHECK(json.options.json);
+    CHECK(parse({"--json", "--list", "a*"}).options.list_pattern == "a*");
+    CHECK(parse({"--list", "a*", "--list", "b*"}).options.list_pattern == "b*");
+    CHECK_FALSE(parse({"-k", "j", "true"}).options.list_pattern.has_value());
+    CHECK(parse({"--status", "--json", "-k", "j"}).options.json);
+
+    CHECK(usage_error({"--json", "-k", "j", "true"}) == "--json goes with --status or --list only");
+    CHECK(usage_error({"--json"}) == "--json goes with --status or --list only");
+    CHECK(usage_error({"--list", "-k", "j"}).starts_with("--list and -k exclude each other"));
+    CHECK(usage_error({"--list", "--status"}) == "--list and --status exclude each other");
+    CHECK(usage_error({"--list", "a*", "true"}) == "--list takes no command");
+    CHECK(usage_error({"--list", "--", "true"}) == "--list takes no command");
+    CHECK(usage_error({"--list", "-c", "true"}) == "--list takes no command");
+    CHECK(usage_error({"--list="}).starts_with("--list: an empty pattern matches no lock"));
+    CHECK(usage_error({"--list", ""}).starts_with("--list: an empty pattern matches no lock"));
+    CHECK(usage_error({"--json=yes", "--list"}) == "--json takes no value");
+}
+
+TEST_CASE("cli: --list's pattern may follow other options, in any order with --json") {
+    for (const auto& words : std::vector<std::vector<const char*>>{
+             {"--list", "--json", "held*"},
+             {"--json", "--list", "held*"},
+             {"--list", "held*", "--json"},
+             {"--list=held*", "--json"},
+             {"--list", "-q", "--json", "held*"},
+             {"--list", "-u", "redis://h", "held*"},
+             {"--list", "--json", "--list", "held*"},
+         }) {
+        std::vector<const char*> argv{"redlockrun"};
+        argv.insert(argv.end(), words.begin(), words.end());
+        std::string line;
+        for (const char* word : words) {
+            line += std::string(word) + " ";
+        }
+        CAPTURE(line);
+        const Options options = configure(
+            parse_command_line(static_cast<int>(argv.size()), argv.data()).options, ConfigPlaces{});
+        CHECK(options.list_pattern == "held*");
+        CHECK(options.command.empty());
+        const bool json_given = std::any_of(words.begin(), words.end(), [](const char* word) {
+            return std::string_view(word) == "--json";
+        });
+        CHECK(options.json == json_given);
+    }
+    // Still one pattern, and no command.
+    CHECK(usage_error({"--list", "--json", "a*", "b*"}) == "--list takes no command");
+    CHECK(usage_error({"--list", "a*", "--json", "b*"}) == "--list takes no command");
+    CHECK(usage_error({"--list", "--json", "--", "a*"}) == "--list takes no command");
+    CHECK(usage_error({"--list", "--json", "a*", "--json"}) == "--list takes no command");
+    CHECK(usage_error({"--list", "--json", ""}).starts_with("--list: an empty pattern"));
+    CHECK(usage_error({"--list", "-k", "j", "a*"}).starts_with("--list and -k exclude each other"));
+    CHECK(usage_error({"--status", "-k", "j", "--json", "a*"}) == "--status takes no command");
+}
+
+namespace {
+
+// What a parse comes to: the command line, or its usage error's message.
+struct Outcome {
+    std::optional<CommandLine> line;
+    std::string error;
+
+    bool operator==(const Outcome&) const = default;
+};
+
+Outcome outcome(CommandLine (*parse_with)(int, const char* const*),
+                const std::vector<const char*>& argv) {
+    try {
+        return {parse_with(static_cast<int>(argv.size()), argv.data()), {}};
+    } catch (const UsageError& error) {
+        return {std::nullopt, error.what()};
+    }
+}
+
+} // namespace
+
+TEST_CASE("cli: declaring only the options the words can name changes nothing CLI11 reads") {
+    const std::vector<std::vector<const char*>> lines{
+        {"-k", "job", "true"},
+        {"-nqk", "job", "true"},
+        {"-kn", "true"},
+        {"-k", "-n", "true"},
+        {"-k", "j", "-nqx", "true"},
+        {"-vt5s", "-k", "j", "true"},
+        {"--key=a=b", "true"},
+        {"--key=", "true"},
+        {"--key", "--", "true"},
+        {"-k", "--ttl=", "true"},
+        {"-k", "j", "--", "a=", "b"},
+        {"-k", "j", "", "-p"},
+        {"-k", "j", "-", "x"},
+        {"-k", "j", "-1", "true"},
+        {"-k", "j", "ls", "--help"},
+        {"-hx"},
+        {"-qVk"},
+        {"-V", "-h"},
+        {"--help=me"},
+        {"--bogus", "-k"},
+        {"--bogus=1", "-k", "j", "true"},
+        {"--verb", "-k", "j", "true"},
+        {"--quiet=yes", "-k", "j", "true"},
+        {"--no-renew=", "-k", "j", "true"},
+        {"--nb=1", "-k", "j", "true"},
+        {"-q", "--config"},
+        {"-k", "j", "-w"},
+        {"-u", "redis://:one@h", "--url=redis://:two@h", "-k", "j", "true"},
+        {"-t", "1s", "--ttl=2s", "-k", "j", "-c", "echo hi"},
+        // Found by fuzzing: CLI11 reads what follows the flag -q in "-q-status" as "--status".
+        {"-q-status", "-k", "j"},
+        {"-q-on-lost", "term", "-k", "j", "true"},
+        {"-nq-ttl=5s", "-k", "j", "true"},
+        {"-k", "j", "-v--status", "true"},
+        {"--status", "-k", "job", "--json"},
+        {"--list"},
+        {"--list", "a*", "--json"},
+        {"--list", "--json"},
+        {"--list", "--json", "a*"},
+        {"--list", "-q", "a*", "b*"},
+        {"--list=", "-q"},
+        {"--limit", "3", "--min-hold=1s", "-k", "j", "true"},
+        {"-q-limit", "2", "-k", "j", "true"},
+        {"-k", "j", "--replicas=1", "--min-hold", "true"},
+        {"-", "-k", "j"},
+        {"--", "-k", "j"},
+        {"---k", "j", "true"},
+        {"-k", "j", "-c"},
+        {},
+    };
+    for (const auto& words : lines) {
+        std::vector<const char*> argv{"redlockrun"};
+        argv.insert(argv.end(), words.begin(), words.end());
+        const Outcome declared_as_needed = outcome(parse_command_line, argv);
+        const Outcome declared_all = outcome(parse_command_line_declaring_every_option, argv);
+        CAPTURE(declared_as_needed.error);
+        CAPTURE(declared_all.error);
+        CHECK(declared_as_needed == declared_all);
+    }
+}
+
+TEST_CASE("cli: declaring only the options a config file names changes nothing CLI11 reads") {
+    const std::vector<std::string> texts{
+        "",
+        "ttl = 5s\nurl = \"redis://h:1\"\n",
+        "ttl = 5s\nbogus = 1\n",
+        "key = job\n",
+        "ttl = 5s\nttl = 6s\n",
+        "[section]\nttl = 5s\n",
+        "k = 1\n",
+        "no-renew = true\n",
+        "\"wait\" = 0\nconflict-exit-code = 3\n",
+        "++ = 1\n",
+        "ttl\n",
+        "= 5\n",
+    };
+    for (const auto& text : texts) {
+        CAPTURE(text);
+        std::string declared_as_needed;
+        std::string declared_all;
+        OptionText as_needed;
+        OptionText all;
+        try {
+            as_needed = parse_config_text(text, "c.conf");
+        } catch (const Fatal& error) {
+            declared_as_needed = error.what();
+        }
+        try {
+            all = parse_config_text_declaring_every_option(text, "c.conf");
+        } catch (const Fatal& error) {
+            declared_all = error.what();
+        }
+        CHECK(declared_as_needed == declared_all);
+        CHECK(as_needed == all);
+    }
+}
+
+TEST_CASE("cli: every --url given is kept, for hiding its password") {
+    const auto line =
+        parse_line({"-u", "redis://:one@h", "--url=redis://:two@h", "-k", "j", "true"});
+    CHECK(line.url_values == std::vector<std::string>{"redis://:one@h", "redis://:two@h"});
+    CHECK(line.options.url->origin == "--url");
+    CHECK_FALSE(line.options.config.has_value());
+    CHECK(parse_line({"--config", "/x", "-k", "j", "true"}).options.config->value == "/x");
+}
+
+TEST_CASE("cli: --help is laid out as util-linux's, from the declarations") {
+    const std::string help = help_text();
+    CHECK(help.starts_with(
+        "Usage:\n redlockrun [options] -k <key> [--] <command> [<argument>...]\n"));
+    CHECK(help.find("\nLock:\n -k, --key <key>               name of the lock (a Redis key)\n"
+                    " -n, --no-wait, --nb           fail at once if the lock is held\n") !=
+          std::string::npos);
+    CHECK(help.find("\n     --connect-timeout <duration>\n"
+                    "                               give up connecting, or waiting for a reply,\n"
+                    "                                 after this long (default 5s)\n") !=
+          std::string::npos);
+    CHECK(help.find("\n\nCommand:\n") != std::string::npos);
+    CHECK(help.find("\n\nRedis:\n") != std::string::npos);
+    CHECK(help.find("\n\nOther:\n") != std::string::npos);
+    CHECK(help.find("\n     --list [<pattern>]        list the locks") != std::string::npos);
+    CHECK(help.ends_with("For more details see redlockrun(1).\n"));
+    // No line is wider than a terminal's 80 columns.
+    std::istringstream lines(help);
+    for (std::string line; std::getline(lines, line);) {
+        CAPTURE(line);
+        CHECK(line.size() <= 80);
+    }
+}
+
+TEST_CASE("cli: what a config file may hold") {
+    const auto names = config_entry_names();
+    const std::vector<std::string> expected{
+        "wait",          "ttl",           "timestamp-unit",         "conflict-exit-code",
+        "on-lost",       "kill-after",    "lost-exit-code",         "url",
+        "password-file", "sentinel-user", "sentinel-password-file", "tls-ca-file",
+        "tls-cert",      "tls-key",       "tls-server-name",        "connect-timeout",
+        "replicas"};
+    CHECK(names == expected);
+}
