@@ -173,8 +173,8 @@ test_a_stalled_redis_stops_the_command_before_the_key_expires() {
     kill "$monitor"
     local expiry holder_end waiter_start
     expiry=$(first_holder_expiry "$WORK/monitor")
-    holder_end=$(cat "$WORK/holder.end")
-    waiter_start=$(cat "$WORK/waiter.start")
+    read_number holder_end "$WORK/holder.end" || return
+    read_number waiter_start "$WORK/waiter.start" || return
     [ -n "$expiry" ] || fail "no expiry found in the MONITOR log"
     expect_lt "$holder_end" "${expiry:-0}" "the holder's command ended before the key's expiry"
     expect_lt "$holder_end" "$waiter_start" "the two commands never overlapped"
