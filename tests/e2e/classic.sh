@@ -60,7 +60,9 @@ test_a_waiter_notices_a_classic_release_promptly() {
     released=$(now_ms)
     rcli del job >/dev/null # the classic release: a plain DEL, which pushes no wake-up token
     exit_of "$waiter" || fail "the waiter failed"
-    expect_lt "$(($(cat "$WORK/waiter-start") - released))" 2500 "noticed the DEL well before the 5 s BLPOP cap"
+    local started
+    read_number started "$WORK/waiter-start" || return
+    expect_lt "$((started - released))" 2500 "noticed the DEL well before the 5 s BLPOP cap"
 }
 
 test_timestamp_unit_s_writes_whole_seconds_rounded_up() {

@@ -52,7 +52,7 @@ test_a_killed_connection_is_replaced_for_the_next_renewal() {
 
 test_a_deleted_lock_stops_the_command() {
     start_bg holder -t 1s -k job -c "$(recording_command holder)"
-    wait_for "the holder" lock_held job
+    wait_for "the command to set its trap" test -e "$WORK/holder.start"
     sleep 0.5
     local deleted
     deleted=$(now_ms)
@@ -60,17 +60,24 @@ test_a_deleted_lock_stops_the_command() {
     exit_of "$holder"
     status=$?
     expect_eq "$status" 76 "exit status"
-    expect_lt "$(($(cat "$WORK/holder.end") - deleted))" 1500 "SIGTERM within about ttl/3 of the deletion"
+    local stopped
+    read_number stopped "$WORK/holder.end" || return # SIGTERM never reached the command
+    expect_lt "$((stopped - deleted))" 1500 "SIGTERM within about ttl/3 of the deletion"
     expect_contains "$(cat "$WORK/holder.err")" "lost the lock on job: the lock key was deleted" "message"
 }
 
 test_an_overwritten_lock_stops_the_command() {
     start_bg holder -t 1s --lost-exit-code 99 -k job -c "$(recording_command holder)"
-    wait_for "the holder" lock_held job
+    wait_for "the command to set its trap" test -e "$WORK/holder.start"
     sleep 0.3
+    local overwritten stopped
+    overwritten=$(now_ms)
     rcli set job $(($(server_ms) + 60000)) >/dev/null # as a classic client taking it over
     exit_of "$holder"
     expect_eq "$?" 99 "--lost-exit-code"
+    # The status alone would come too after --kill-after's SIGKILL: the command must see SIGTERM.
+    read_number stopped "$WORK/holder.end" || return
+    expect_lt "$((stopped - overwritten))" 1500 "SIGTERM within about ttl/3 of the overwrite"
     expect_contains "$(cat "$WORK/holder.err")" "overwritten by another client" "message"
     expect_eq "$(rcli exists job)" 1 "the other client's lock is left alone"
 }
@@ -106,7 +113,9 @@ test_a_release_finds_its_owner_record_overwritten() {
 
 test_a_command_that_ignores_sigterm_is_killed_after_kill_after() {
     start_bg holder -t 1s --kill-after 500ms -k job -c "trap '' TERM; echo \$\$ >$WORK/sh; sleep 60; true"
-    wait_for "the holder" lock_held job
+    wait_for "the command" test -s "$WORK/sh"
+    local command
+    read_number command "$WORK/sh" || return
     rcli del job >/dev/null
     local start
     start=$(now_ms)
@@ -114,7 +123,7 @@ test_a_command_that_ignores_sigterm_is_killed_after_kill_after() {
     expect_eq "$?" 76 "exit status"
     expect_lt "$(($(now_ms) - start))" 10000 "SIGKILL came after --kill-after, not after the command"
     expect_contains "$(cat "$WORK/holder.err")" "sending SIGKILL" "message"
-    alive "$(cat "$WORK/sh")" && fail "the command survived"
+    alive "$command" && fail "the command survived"
 }
 
 test_on_lost_ignore_keeps_the_command_and_its_status() {
@@ -164,8 +173,8 @@ test_a_stalled_redis_stops_the_command_before_the_key_expires() {
     kill "$monitor"
     local expiry holder_end waiter_start
     expiry=$(first_holder_expiry "$WORK/monitor")
-    holder_end=$(cat "$WORK/holder.end")
-    waiter_start=$(cat "$WORK/waiter.start")
+    read_number holder_end "$WORK/holder.end" || return
+    read_number waiter_start "$WORK/waiter.start" || return
     [ -n "$expiry" ] || fail "no expiry found in the MONITOR log"
     expect_lt "$holder_end" "${expiry:-0}" "the holder's command ended before the key's expiry"
     expect_lt "$holder_end" "$waiter_start" "the two commands never overlapped"

@@ -169,6 +169,19 @@ server_ms() {
 
 now_ms() { date +%s%3N; }
 
+# read_number VAR FILE: sets VAR to the number (a time in ms, a pid) that a command wrote to FILE.
+# A missing or empty FILE fails the test (status 1, so a caller can `|| return`): shell arithmetic
+# reads nothing as 0, and a time computed from it would pass any "within N ms" check.
+read_number() {
+    local number_read # not `value`: a caller's VAR of that name would be this local
+    number_read=$(cat "$2" 2>/dev/null)
+    printf -v "$1" '%s' "$number_read"
+    if ! [[ "$number_read" =~ ^[0-9]+$ ]]; then
+        fail "no number in ${2##*/}: the command that should have written it did not"
+        return 1
+    fi
+}
+
 # run_rlr ARGS...: runs redlockrun; sets status, out, err, and elapsed_ms. It is killed after
 # $RUN_RLR_LIMIT seconds (default 120): set it lower for what must not hang.
 run_rlr() {

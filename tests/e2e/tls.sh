@@ -76,7 +76,10 @@ test_renewal_and_handoff_over_tls() {
     exit_of "$waiter"
     expect_eq "$?" 0 "the waiter's status"
     expect_contains "$(cat "$WORK/holder.err")" "renewed job" "renewals over TLS"
-    local gap=$(($(cat "$WORK/waiter-start") - $(cat "$WORK/holder-end")))
+    local started ended
+    read_number started "$WORK/waiter-start" || return
+    read_number ended "$WORK/holder-end" || return
+    local gap=$((started - ended))
     expect_ge "$gap" 0 "the waiter started after the holder ended"
     expect_lt "$gap" 2500 "woken by the release, not by its 5 s poll"
     expect_eq "$(tls_cli exists job)" 0 "released"

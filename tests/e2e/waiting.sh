@@ -78,7 +78,10 @@ test_a_waiter_gets_the_lock_as_soon_as_it_is_released() {
     touch "$WORK/go"
     exit_of "$holder" || fail "holder"
     exit_of "$waiter" || fail "waiter: $(cat "$WORK/waiter.err")"
-    local gap=$(($(cat "$WORK/waiter-start") - $(cat "$WORK/holder-end")))
+    local started ended
+    read_number started "$WORK/waiter-start" || return
+    read_number ended "$WORK/holder-end" || return
+    local gap=$((started - ended))
     expect_ge "$gap" 0 "the waiter started after the holder ended"
     expect_lt "$gap" 2500 "hand-off gap in ms"
 }
@@ -145,7 +148,9 @@ test_signals_while_waiting_end_at_once_and_leave_nothing() {
     local released=$(now_ms)
     touch "$WORK/release-job"
     exit_of "$waiter" || fail "the last waiter failed"
-    expect_lt "$(($(cat "$WORK/waiter-start") - released))" 2500 "hand-off after interrupted waiters"
+    local started
+    read_number started "$WORK/waiter-start" || return
+    expect_lt "$((started - released))" 2500 "hand-off after interrupted waiters"
 }
 
 test_a_signal_racing_the_release_leaves_no_lock() {
@@ -232,7 +237,10 @@ test_a_release_replaces_a_wake_up_key_of_another_type() {
     expect_contains "$messages" "redlockrun: released job after" "the release is reported"
     expect_not_contains "$messages" "could not release" "the release is reported"
     exit_of "$waiter" || fail "the waiter failed: $(cat "$WORK/waiter.err")"
-    local gap=$(($(cat "$WORK/waiter-start") - $(cat "$WORK/holder-end")))
+    local started ended
+    read_number started "$WORK/waiter-start" || return
+    read_number ended "$WORK/holder-end" || return
+    local gap=$((started - ended))
     expect_lt "$gap" 2500 "the waiter was woken by the release (gap in ms)"
     expect_eq "$(rcli exists job '{job}:redlockrun:owner')" 0 "released"
 }

@@ -20,6 +20,8 @@ class Settings:
     fairness_seconds: float  # figure 5
     scale_waiters: tuple  # figure 6
     memory_runs: int  # figure 7
+    memory_hold_s: float  # figure 7: how long the command holds the lock before it reads the peak
+    memory_ttl: str  # figure 7: redlockrun's --ttl there, short enough to renew in that time
     semaphore_limit: int  # figure 8: redlockrun --limit N
     semaphore_contenders: int  # figure 8: contenders looping over the critical section
     semaphore_iterations: int  # figure 8: loop iterations of each
@@ -33,7 +35,8 @@ class Settings:
                         handoff={2: 40, 8: 12, 64: 3}, handoff_repeats=3, hold_us=1000,
                         idle_waiters=4, idle_window_s=10, idle_settle_s=1.0,
                         fairness_contenders=8, fairness_seconds=8,
-                        scale_waiters=(8, 32, 100, 200), memory_runs=5,
+                        scale_waiters=(8, 32, 100, 200), memory_runs=5, memory_hold_s=1.5,
+                        memory_ttl="1s",
                         semaphore_limit=2, semaphore_contenders=8, semaphore_iterations=12,
                         semaphore_waiters=(200,), high_availability_rounds=15,
                         run_time_limit_s=180)
@@ -45,7 +48,8 @@ class Settings:
                         handoff={2: 2, 3: 2}, handoff_repeats=1, hold_us=1000,
                         idle_waiters=2, idle_window_s=0.5, idle_settle_s=0.2,
                         fairness_contenders=3, fairness_seconds=0.8,
-                        scale_waiters=(3, 6), memory_runs=1,
+                        scale_waiters=(3, 6), memory_runs=1, memory_hold_s=0.5,
+                        memory_ttl="300ms",
                         semaphore_limit=2, semaphore_contenders=6, semaphore_iterations=2,
                         semaphore_waiters=(4,), high_availability_rounds=1,
                         run_time_limit_s=20)

@@ -17,6 +17,10 @@ def _x(value, digits=2):
     return "n/a" if value is None else f"{value:.{digits}f} ×"
 
 
+def _range(bounds, digits=2):
+    return "n/a" if not bounds else f"{bounds[0]:.{digits}f}–{bounds[1]:.{digits}f} ×"
+
+
 def _num(value, digits=2):
     return "n/a" if value is None else f"{value:.{digits}f}"
 
@@ -50,13 +54,15 @@ def _machine(machine: dict) -> list:
 def _uncontended(figure: dict) -> list:
     rows = figure["rows"]
     true_ms = rows["plain true"]["median_ms"]
-    table = [(name, _x(row["vs_flock"]), _ms(row["median_ms"]),
-              _x(row["median_ms"] / true_ms if true_ms else None), row["runs"],
-              row["failures"] or "") for name, row in rows.items()]
+    table = [(name, _x(row["vs_flock"]), _range(row.get("vs_flock_middle_half")),
+              _ms(row["median_ms"]), _x(row["median_ms"] / true_ms if true_ms else None),
+              row["runs"], row["failures"] or "") for name, row in rows.items()]
     lines = ["## 1. Uncontended overhead", "",
              "Wall time of `tool KEY true` (median of interleaved runs), and of plain `true`. "
              "redlockrun is the default build (`scripts/build`); other builds of it have a row "
-             "of their own.", ""]
+             "of their own. × flock(1) is the ratio of the medians; beside it, the spread of the "
+             "rounds' own ratios (a tool's time over flock(1)'s in the same round), from the 25th "
+             "to the 75th percentile.", ""]
     if FLOOR in rows:
         lines += [f"The {FLOOR} is not a tool but a yardstick: a minimal C client "
                   "(`bench/helpers/protocol_floor.c`), built as redlockrun is, that sends "
@@ -73,7 +79,8 @@ def _uncontended(figure: dict) -> list:
                   "streams that `<iostream>` (which CLI11 includes) runs in every program built "
                   "with Debian 12's GCC 12. The .deb's build costs that, plus the protocol (the "
                   "protocol floor's time beyond `true`), plus redlockrun's own work.", ""]
-    return lines + _table(["tool", "× flock(1)", "median", "× plain true", "runs", "failed"], table)
+    return lines + _table(["tool", "× flock(1)", "rounds' ratios, middle half", "median",
+                           "× plain true", "runs", "failed"], table)
 
 
 def _round_trips(figure: dict) -> list:
@@ -101,7 +108,9 @@ def _handoff(figure: dict) -> list:
              f"{figure['repeats']} runs). Gap: from one holder's command ending to the next one's "
              "starting (median and p99 over all handoffs). Exclusive: no two holders overlapped. The "
              "tools take turns within each repeat; requests are counted in separate runs "
-             "(figure 4), as MONITOR would slow the timed ones.",
+             "(figure 4), as MONITOR would slow the timed ones. Beside each ratio to flock(1), "
+             "its smallest and largest value over the repeats, each repeat's figure over "
+             "flock(1)'s in the same repeat.",
              ""]
     for contenders, block in figure["by_contenders"].items():
         table = []
@@ -112,12 +121,15 @@ def _handoff(figure: dict) -> list:
                 notes.append(f"{row['failures']} failed runs")
             if row["timed_out"]:
                 notes.append("timed out")
-            table.append((name, _x(row["total_vs_flock"]), _x(row["gap_vs_flock"], 1),
+            table.append((name, _x(row["total_vs_flock"]),
+                          _range(row.get("total_vs_flock_range")), _x(row["gap_vs_flock"], 1),
+                          _range(row.get("gap_vs_flock_range"), 1),
                           f"{row['total_s']:.2f} s", _ms(row["gap_median_ms"]),
                           _ms(row["gap_p99_ms"]), row["acquisitions"], exclusive,
                           ", ".join(notes)))
         lines += [f"**N = {contenders}, M = {block['iterations']}**", "",
-                  *_table(["tool", "total × flock(1)", "median gap × flock(1)", "total",
+                  *_table(["tool", "total × flock(1)", "repeats", "median gap × flock(1)",
+                           "repeats", "total",
                            "median gap", "p99 gap", "acquisitions", "exclusive", "notes"], table)]
     return lines
 
@@ -127,7 +139,8 @@ def _load(figure: dict) -> list:
     table = [(name, _num(row["requests_per_acquisition"]),
               _num(row["script_commands_per_acquisition"]))
              for name, row in contended["rows"].items()]
-    idle = [(name, _num(row["requests_per_second"]), _num(row["script_commands_per_second"]))
+    idle = [(name, _num(row["requests_per_second"]), _num(row["script_commands_per_second"]),
+             _waiting(row, "start"), _waiting(row, "end"))
             for name, row in figure["idle"].items()]
     some = next(iter(figure["idle"].values()), {})
     return ["## 4. Redis load", "",
@@ -138,9 +151,18 @@ def _load(figure: dict) -> list:
                     table),
             f"Idle waiters: {some.get('waiters', '?')} waiters queue behind a holder of the same "
             f"tool, watched for {some.get('window_s', 0):.1f} s; the holder's own requests "
-            "(renewals) are not counted:", "",
-            *_table(["tool", "requests per second per waiter", "script commands per second"],
-                    idle)]
+            "(renewals) are not counted. At the window's start and end, the waiters still "
+            "running, and for redlockrun those CLIENT LIST shows blocked in BLPOP:", "",
+            *_table(["tool", "requests per second per waiter", "script commands per second",
+                     "waiting at the start", "waiting at the end"], idle)]
+
+
+def _waiting(row: dict, edge: str) -> str:
+    seen = row.get(f"waiting_at_{edge}") or {}
+    text = f"{seen.get('alive', '?')}/{row['waiters']} running"
+    if seen.get("blocked") is not None:
+        text += f", {seen['blocked']} in BLPOP"
+    return text
 
 
 def _fairness(figure: dict) -> list:
@@ -181,12 +203,15 @@ def _scale(figure: dict) -> list:
 
 
 def _memory(figure: dict) -> list:
-    table = [(name, _num(row["peak_rss_mib"]) + " MiB" if row["peak_rss_mib"] else "n/a")
-             for name, row in figure["rows"].items()]
+    table = [(name, _num(row["peak_rss_mib"]) + " MiB" if row["peak_rss_mib"] else "n/a",
+              row.get("renewals_fewest", "—")) for name, row in figure["rows"].items()]
     return ["## 7. Memory", "",
-            "Peak RSS (VmHWM) of the tool's own process while the command runs, read by the "
-            "command from /proc/$PPID/status (the SETNX shell's redis-cli children not included).",
-            "", *_table(["tool", "peak RSS"], table)]
+            "Peak RSS (VmHWM) of the tool's own process, read by the command from "
+            f"/proc/$PPID/status at its end, after holding the lock for {figure['hold_s']:g} s "
+            "(the SETNX shell's redis-cli children not included). redlockrun runs there with "
+            f"`--ttl {figure['ttl']}`, so that the peak includes its renewals; the table shows "
+            "the fewest it made in a run (its -v output counted).", "",
+            *_table(["tool", "peak RSS", "renewals before the reading"], table)]
 
 
 def _semaphore(figure: dict) -> list:

@@ -101,6 +101,16 @@ class RedisServer:
         return {field.split("=", 1)[1] for line in self.command("CLIENT", "LIST").splitlines()
                 for field in line.split() if field.startswith("addr=")}
 
+    def clients_blocked_in(self, command: str) -> int:
+        """How many clients CLIENT LIST shows blocked (flag b) in COMMAND, named as it names it
+        (lower case: "blpop")."""
+        blocked = 0
+        for line in self.command("CLIENT", "LIST").splitlines():
+            fields = dict(field.split("=", 1) for field in line.split() if "=" in field)
+            if fields.get("cmd") == command and "b" in fields.get("flags", ""):
+                blocked += 1
+        return blocked
+
     def stop(self) -> None:
         if self.process:
             stop_process(self.process)

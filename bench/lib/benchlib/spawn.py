@@ -35,10 +35,12 @@ class Launcher:
         elapsed = time.perf_counter() - start
         return elapsed, os.waitstatus_to_exitcode(status)
 
-    def run(self, argv: list, **options) -> subprocess.CompletedProcess:
+    def run(self, argv: list, stderr=None, **options) -> subprocess.CompletedProcess:
+        """One run to its end; its error output goes to `stderr` (an open file) if given, else to
+        the error log."""
         with open(self.error_log, "ab") as errors:
             return subprocess.run(argv, env=self.environment, stdin=subprocess.DEVNULL,
-                                  stdout=subprocess.DEVNULL, stderr=errors, **options)
+                                  stdout=subprocess.DEVNULL, stderr=stderr or errors, **options)
 
     def start(self, argv: list) -> subprocess.Popen:
         """A background run in its own session, so that stop_all() can end it with its children."""

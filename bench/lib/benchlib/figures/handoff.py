@@ -2,12 +2,13 @@
 
 Total time is the wall time of the whole loop (median over repeats); the gap is the time between
 one holder's command ending and the next one's starting, pooled over the repeats (median and p99).
-The tools take turns within each repeat, so that a slow spell of the machine hits all of them.
+The tools take turns within each repeat, so that a slow spell of the machine hits all of them, and
+each ratio to flock(1) comes with its smallest and largest value over the repeats.
 At one N (8; the largest in a smoke run) each Redis tool runs once more with its requests counted
 (figure 4); that run's times are not used.
 """
 from ..contention import looping
-from ..stats import median, percentile, ratio
+from ..stats import extremes, median, paired_ratios, percentile, ratio
 
 
 def counted_contenders(settings) -> int:
@@ -24,6 +25,9 @@ def _summary(runs: list) -> dict:
         "overlaps": sum(run["overlaps"] for run in runs),
         "failures": sum(run["failures"] for run in runs),
         "timed_out": any(run["timed_out"] for run in runs),
+        # Each repeat's own figures, in the order run: the tools took turns within a repeat.
+        "repeat_total_s": [run["seconds"] for run in runs],
+        "repeat_gap_median_ms": [median(run["gaps_ms"]) for run in runs],
     }
 
 
@@ -54,6 +58,12 @@ def run(bench) -> dict:
         for row in rows.values():
             row["total_vs_flock"] = ratio(row["total_s"], reference.get("total_s"))
             row["gap_vs_flock"] = ratio(row["gap_median_ms"], reference.get("gap_median_ms"))
+            # The same ratios repeat by repeat, smallest and largest: three repeats are too few
+            # for percentiles, but they show whether the ratio of medians is a steady one.
+            for key, per_repeat in (("total_vs_flock_range", "repeat_total_s"),
+                                    ("gap_vs_flock_range", "repeat_gap_median_ms")):
+                row[key] = extremes(paired_ratios(row[per_repeat],
+                                                  reference.get(per_repeat, [])))
         results[str(contenders)] = {"iterations": iterations, "rows": rows}
     return {"by_contenders": results, "hold_us": bench.settings.hold_us,
             "repeats": bench.settings.handoff_repeats,

@@ -7,12 +7,15 @@ order, shuffled from a fixed seed: what ran just before a start-up changes its t
 started right after the SETNX shell's bash and redis-cli processes, or after redis-py's Python, finds
 less of itself in the CPU's caches), and a fixed or merely rotated order would give every tool the
 same predecessor in every round, the cheapest for one and the most expensive for another.
+
+Beside each ratio of medians, the spread of the rounds' own ratios (the tool's time in a round over
+flock(1)'s in the same round): their middle half, from the 25th to the 75th percentile.
 """
 import random
 
 from ..floor import LIBRARY_NAME as LIBRARY_FLOOR
 from ..floor import NAME as FLOOR
-from ..stats import median, ratio
+from ..stats import median, middle_half, paired_ratios, ratio
 
 PLAIN_TRUE = "plain true"
 
@@ -46,10 +49,15 @@ def run(bench) -> dict:
                 failures[name] += 1
             samples[name].append(seconds * 1000)
 
-    reference = median(samples[bench.reference.name])
+    flock_samples = samples[bench.reference.name]
+    reference = median(flock_samples)
     rows = {}
     for name in names:
         value = median(samples[name])
+        # Each round times every tool once, so a round's ratio compares runs made moments apart:
+        # how far those ratios spread says how much the ratio of medians can be trusted.
         rows[name] = {"median_ms": value, "vs_flock": ratio(value, reference),
+                      "vs_flock_middle_half": middle_half(paired_ratios(samples[name],
+                                                                        flock_samples)),
                       "runs": len(samples[name]), "failures": failures[name]}
     return {"rows": rows, "order": names}
