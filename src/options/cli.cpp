@@ -9,7 +9,6 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
-#include <bitset>
 #include <functional>
 #include <map>
 #include <memory>
@@ -54,84 +53,6 @@ std::vector<std::string> unmarked(std::vector<std::string> words) {
     return words;
 }
 
-// The option names a parse can meet. CLI11 finds an option only by one of its names written out in
-// full (no abbreviations, no case folding, no digits as short names here), so an option none of
-// whose names can appear in the words makes no difference to how CLI11 reads them. Declaring only
-// the others saves most of what a run spends in CLI11: each declaration is compared with every
-// earlier one. The test is generous: a short name counts if its letter is anywhere in a word that
-// starts with '-', even in a value or the command; a long name if it follows "--" up to a '=', or
-// follows any '-' inside a word of short options (CLI11 reads the rest of "-q-ttl=1" after the flag
-// -q as the word "--ttl=1").
-class NamesInUse {
-public:
-    static NamesInUse every_name() {
-        NamesInUse names;
-        names.every_name_ = true;
-        return names;
-    }
-
-    // The words of a command line, argv[1] on.
-    static NamesInUse in_words(int argc, const char* const* argv) {
-        NamesInUse names;
-        for (int i = 1; i < argc; ++i) {
-            const std::string_view word = argv[i];
-            if (word.starts_with("--")) {
-                names.add_long_name(word.substr(2));
-            } else if (word.starts_with('-')) {
-                for (size_t at = 1; at < word.size(); ++at) {
-                    names.short_names_.set(static_cast<unsigned char>(word[at]));
-                    if (word[at] == '-') {
-                        names.add_long_name(word.substr(at + 1));
-                    }
-                }
-            }
-        }
-        return names;
-    }
-
-    // A config file's entries: long names only, as CLI11 looks them up.
-    static NamesInUse in_entries(const std::vector<CLI::ConfigItem>& entries) {
-        NamesInUse names;
-        for (const CLI::ConfigItem& entry : entries) {
-            names.long_names_.push_back(entry.name);
-        }
-        return names;
-    }
-
-    // Whether any of an option's names ("-n,--no-wait,--nb") is among them.
-    bool any_of(std::string_view option_names) const {
-        if (every_name_) {
-            return true;
-        }
-        while (!option_names.empty()) {
-            const auto comma = option_names.find(',');
-            const std::string_view name = option_names.substr(0, comma);
-            option_names = comma == std::string_view::npos ? std::string_view{}
-                                                           : option_names.substr(comma + 1);
-            if (name.starts_with("--")) {
-                for (const std::string_view long_name : long_names_) {
-                    if (long_name == name.substr(2)) {
-                        return true;
-                    }
-                }
-            } else if (name.size() == 2 && short_names_.test(static_cast<unsigned char>(name[1]))) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-private:
-    // "name=value" or "name".
-    void add_long_name(std::string_view text) {
-        long_names_.push_back(text.substr(0, text.find('=')));
-    }
-
-    bool every_name_ = false;
-    std::bitset<256> short_names_;
-    std::vector<std::string_view> long_names_; // views of the words or entries, which outlive it
-};
-
 enum class InConfigFile { no, yes };
 
 // Where an option's value goes in OptionText: a value, a flag, or neither (--help, --version).
@@ -151,21 +72,20 @@ public:
     explicit Parser(std::string description) : CLI::App(std::move(description), "", nullptr) {}
 };
 
-// Every option, declared once; declared to CLI11 only if a parse can meet one of its names.
+// Every option, declared once.
 class Declarations {
 public:
-    explicit Declarations(NamesInUse names);
+    Declarations();
 
     Parser app{"redlockrun"};
     std::vector<Binding> bindings;
-    const CLI::Option* url = nullptr;  // null if not declared
-    const CLI::Option* list = nullptr; // null if not declared
+    const CLI::Option* url = nullptr;
+    const CLI::Option* list = nullptr;
 
     // What the options that were given say, each value with its origin.
     OptionText collect(const std::function<std::string(const CLI::Option&)>& origin_of) const;
 
 private:
-    // Each returns the option declared, or null if its names are not in use.
     CLI::Option* value(const char* names, const char* type, InConfigFile in_config_file,
                        const char* description, std::optional<Setting> OptionText::*field);
     // An option whose value may be left out (then it is `implied`): given as "--name=value", or
@@ -177,11 +97,10 @@ private:
     // stand, as getopt_long's caller would: by throwing CLI11's own exception for each.
     void stop(const char* names, const char* description, std::function<void()> stop_parsing);
 
-    NamesInUse names_in_use_;
     const char* group_ = "";
 };
 
-Declarations::Declarations(NamesInUse names) : names_in_use_(std::move(names)) {
+Declarations::Declarations() {
     // No CLI11 --help flag (Parser): CLI11's would act only after everything was parsed.
     // As in flock(1): the first word that is not an option starts the command, and options that
     // are not known stay in what is left over, in front of it.
@@ -288,9 +207,6 @@ Declarations::Declarations(NamesInUse names) : names_in_use_(std::move(names)) {
 CLI::Option* Declarations::value(const char* names, const char* type, InConfigFile in_config_file,
                                  const char* description,
                                  std::optional<Setting> OptionText::*field) {
-    if (!names_in_use_.any_of(names)) {
-        return nullptr;
-    }
     CLI::Option* option = app.add_option(names)
                               ->description(description)
                               ->type_name(type)
@@ -304,9 +220,6 @@ CLI::Option* Declarations::value(const char* names, const char* type, InConfigFi
 CLI::Option* Declarations::optional_value(const char* names, const char* type, const char* implied,
                                           const char* description,
                                           std::optional<Setting> OptionText::*field) {
-    if (!names_in_use_.any_of(names)) {
-        return nullptr;
-    }
     CLI::Option* option = app.add_option(names)
                               ->description(description)
                               ->type_name(type)
@@ -319,9 +232,6 @@ CLI::Option* Declarations::optional_value(const char* names, const char* type, c
 }
 
 void Declarations::flag(const char* names, const char* description, bool OptionText::*field) {
-    if (!names_in_use_.any_of(names)) {
-        return;
-    }
     // No "--flag=value": CLI11 would take any value, and "--no-renew=no" would renew nothing.
     CLI::Option* option = app.add_flag(names)
                               ->description(description)
@@ -333,9 +243,6 @@ void Declarations::flag(const char* names, const char* description, bool OptionT
 
 void Declarations::stop(const char* names, const char* description,
                         std::function<void()> stop_parsing) {
-    if (!names_in_use_.any_of(names)) {
-        return;
-    }
     CLI::Option* option = app.add_flag_callback(names, std::move(stop_parsing), description)
                               ->group(group_)
                               ->disable_flag_override()
@@ -410,8 +317,8 @@ Fatal config_error(const std::string& message) {
     return Fatal(ExitStatus::usage, message);
 }
 
-CommandLine parse_words(int argc, const char* const* argv, NamesInUse names) {
-    Declarations declarations(std::move(names));
+CommandLine parse_words(int argc, const char* const* argv) {
+    Declarations declarations;
     CommandLine line;
     try {
         declarations.app.parse(marked_words(argc, argv));
@@ -432,35 +339,26 @@ CommandLine parse_words(int argc, const char* const* argv, NamesInUse names) {
     if (!line.options.command.empty() && line.options.command.front() == "--") {
         line.options.command.erase(line.options.command.begin());
     } else if (line.options.command.size() == 1 && std::string_view(argv[argc - 2]) != "--" &&
-               declarations.list != nullptr && declarations.list->count() > 0 &&
-               declarations.list->as<std::string>().empty()) {
+               declarations.list->count() > 0 && declarations.list->as<std::string>().empty()) {
         // --list takes only the word right after it as its pattern, so in "--list --json held*"
         // the pattern comes out as a command. --list runs none: a lone last word there, not
         // after "--" (which CLI11 drops when it follows --list), is the pattern the user meant.
         line.options.list->value = std::move(line.options.command.front());
         line.options.command.clear();
     }
-    if (declarations.url != nullptr) {
-        line.url_values = unmarked(declarations.url->results());
-    }
+    line.url_values = unmarked(declarations.url->results());
     return line;
 }
 
 } // namespace
 
 CommandLine parse_command_line(int argc, const char* const* argv) {
-    return parse_words(argc, argv, NamesInUse::in_words(argc, argv));
-}
-
-CommandLine parse_command_line_declaring_every_option(int argc, const char* const* argv) {
-    return parse_words(argc, argv, NamesInUse::every_name());
+    return parse_words(argc, argv);
 }
 
 namespace {
 
-enum class DeclareEvery { no, yes };
-
-OptionText parse_config(std::string_view text, const std::string& file, DeclareEvery every) {
+OptionText parse_config(std::string_view text, const std::string& file) {
     // Every line is read here first: CLI11's reader would take one it cannot read for another.
     const ConfigLines lines = read_config_lines(text, file);
     std::map<std::string, const ConfigEntry*, std::less<>> entries;
@@ -476,8 +374,7 @@ OptionText parse_config(std::string_view text, const std::string& file, DeclareE
     format->comment('\n'); // never in a line: the comments are gone already
     std::istringstream stream{lines.text};
     const std::vector<CLI::ConfigItem> items = format->from_config(stream);
-    Declarations declarations(every == DeclareEvery::yes ? NamesInUse::every_name()
-                                                         : NamesInUse::in_entries(items));
+    Declarations declarations;
     for (const CLI::ConfigItem& item : items) {
         if (!item.parents.empty()) {
             throw config_error(fmt::format("{}: [{}]: redlockrun's settings have no sections",
@@ -520,16 +417,11 @@ OptionText parse_config(std::string_view text, const std::string& file, DeclareE
 } // namespace
 
 OptionText parse_config_text(std::string_view text, const std::string& file) {
-    return parse_config(text, file, DeclareEvery::no);
-}
-
-OptionText parse_config_text_declaring_every_option(std::string_view text,
-                                                    const std::string& file) {
-    return parse_config(text, file, DeclareEvery::yes);
+    return parse_config(text, file);
 }
 
 std::string help_text() {
-    const Declarations declarations(NamesInUse::every_name());
+    const Declarations declarations;
     std::vector<HelpEntry> entries;
     for (const std::string& group : declarations.app.get_groups()) {
         for (const CLI::Option* option : declarations.app.get_options(
@@ -555,7 +447,7 @@ std::string version_text() {
 }
 
 std::vector<std::string> accepted_option_names() {
-    const Declarations declarations(NamesInUse::every_name());
+    const Declarations declarations;
     std::vector<std::string> names;
     for (const Binding& binding : declarations.bindings) {
         for (const auto& name : binding.option->get_snames()) {
@@ -569,7 +461,7 @@ std::vector<std::string> accepted_option_names() {
 }
 
 std::vector<std::string> config_entry_names() {
-    const Declarations declarations(NamesInUse::every_name());
+    const Declarations declarations;
     std::vector<std::string> names;
     for (const Binding& binding : declarations.bindings) {
         if (binding.option->get_configurable()) {
