@@ -27,6 +27,19 @@ Expected<Attempt, CallFailure> pipelined_attempt(redis::Reply reply, SteadyTime 
     return Attempt{std::move(*answer), sent};
 }
 
+// Whether an acquire made use of a wake-up token taken before it: a grant took the lock, and a busy
+// answer means that someone else took it first, whose release wakes the next waiter. Anything else
+// (a failure, a foreign key, a refusal) leaves the token owed to the waiter behind.
+bool used_wake_up(const Expected<Attempt, CallFailure>& attempt) {
+    return attempt && (std::holds_alternative<Granted>(attempt->answer) ||
+                       std::holds_alternative<Busy>(attempt->answer));
+}
+
+// The time a token may take to pass on after `attempt`: a failure may mean Redis is unreachable.
+Deadline passing_on_deadline(const Expected<Attempt, CallFailure>& attempt) {
+    return attempt ? Deadline{} : Deadline{steady_now() + parting_call_limit};
+}
+
 } // namespace
 
 LockClient::LockClient(redis::Connection& connection, LockKeys keys, Identity identity,
@@ -167,16 +180,22 @@ Expected<Attempt, CallFailure> LockClient::wait_then_acquire(Millis timeout) {
     }
     redis::Reply& woken = (*replies)[0];
     redis::Reply& acquired = (*replies)[1];
+    const bool took_token = woken.kind == redis::Reply::Kind::array;
     if (acquired.error_code() == "NOSCRIPT") {
-        return acquire(); // the server lost its scripts while we waited
+        // The server lost its scripts while we waited: the acquire did not run, and is sent again
+        // in full. A token the BLPOP took is owed to the next waiter as after a pipelined acquire.
+        auto attempt = acquire();
+        if (took_token && !used_wake_up(attempt)) {
+            pass_on_wake(passing_on_deadline(attempt));
+        }
+        return attempt;
     }
     // The acquire ran whatever the BLPOP answered: a grant must never be dropped on the floor.
     auto attempt =
         pipelined_attempt(std::move(acquired), std::max(sent, connection_.last_sent()), endpoint());
     const bool granted = attempt && std::holds_alternative<Granted>(attempt->answer);
-    const bool busy = attempt && std::holds_alternative<Busy>(attempt->answer);
-    if (woken.kind == redis::Reply::Kind::array && !granted && !busy) {
-        pass_on_wake(); // a token taken for a lock this waiter will not take
+    if (took_token && !used_wake_up(attempt)) {
+        pass_on_wake(passing_on_deadline(attempt)); // a token taken for a lock it will not take
     }
     if (woken.is_error() && !granted) {
         return unexpected(
@@ -205,12 +224,18 @@ void LockClient::give_up_waiting(const CallFailure& abandoned) {
     const auto& replies = abandoned.replies;
     const bool took_token = !replies.empty() && replies[0].kind == redis::Reply::Kind::array;
     if (replies.size() >= 2) {
-        // Every reply arrived: we know what the acquire did.
+        // Every reply arrived: we know what the acquire did (nothing, if it answered NOSCRIPT).
         auto answer = decode_acquire(replies[1]);
-        if (answer && std::holds_alternative<Granted>(*answer)) {
+        const bool granted = answer && std::holds_alternative<Granted>(*answer);
+        const bool busy = answer && std::holds_alternative<Busy>(*answer);
+        if (granted) {
             release(); // which wakes the next waiter
         }
-        leave_queue();
+        if (params_.limit > 1) {
+            leave_queue();
+        } else if (took_token && !granted && !busy) {
+            pass_on_wake();
+        }
         return;
     }
     // The abandoned connection is closed, but its acquire may have run before Redis saw that. A
@@ -280,14 +305,23 @@ Expected<StatusSnapshot, CallFailure> LockClient::status() {
     return run(scripts::status, {}, decode_status);
 }
 
-void LockClient::pass_on_wake() {
-    redis::run_script(connection_, scripts::wake, keys_.all(),
-                      with_db({identity_.waiter_id, limit_arg()}));
+void LockClient::pass_on_wake(const Deadline& not_after) {
+    const auto args = with_db({identity_.waiter_id, limit_arg()});
+    if (!not_after) {
+        redis::run_script(connection_, scripts::wake, keys_.all(), args);
+        return;
+    }
+    // Given a moment only, on the way out after a failure: sent in full, so that one request does
+    // it, on a server that lost its scripts too, and so that a server that was stalled, and runs
+    // it after this run stopped waiting for the answer, has all it needs.
+    redis::CallOptions options;
+    options.not_after = not_after;
+    connection_.call({redis::eval_command(scripts::wake, keys_.all(), args)}, options);
 }
 
-void LockClient::leave_queue() {
+void LockClient::leave_queue(const Deadline& not_after) {
     if (params_.limit > 1) {
-        pass_on_wake();
+        pass_on_wake(not_after);
     }
 }
 

@@ -25,6 +25,13 @@ struct Identity {
 
 enum class CommandRan { no, yes };
 
+// How long a run on its way out after a failure gives a call that only tidies up: passing on a
+// wake-up token, leaving a semaphore's queue. Redis may be unreachable, and what such a call gives
+// back lapses by itself (a token at the next waiter's BLPOP timeout, a queue place
+// WaitPolicy::queue_place after its last request), so it must not cost --connect-timeout again.
+// Long enough for a round trip to a server that answers, on a new connection if need be.
+inline constexpr Millis parting_call_limit{500};
+
 struct LockParams {
     Millis ttl{30000};
     TimestampUnit unit = TimestampUnit::milliseconds;
@@ -59,12 +66,15 @@ public:
     // Redis runs it the moment the BLPOP returns, token or not, which saves the round trip a waiter
     // would otherwise make after waking. Its validity counts from the send time of the pair. A
     // grant is returned even if the BLPOP failed; a BLPOP error without a grant is a failure. A
-    // wake-up token taken for nothing but a failure (or a foreign key) is passed on. Abandoned
-    // when the connection's Wakeup asks; then give_up_waiting() must run.
+    // wake-up token taken for anything but a grant or a busy answer (a failure, a foreign key, a
+    // refusal) is passed on, also when the acquire had to be sent again in full (NOSCRIPT: the
+    // server lost its scripts); after a failure, within parting_call_limit. Abandoned when the
+    // connection's Wakeup asks; then give_up_waiting() must run.
     Expected<Attempt, redis::CallFailure> wait_then_acquire(Millis timeout);
 
     // After an abandoned wait_then_acquire(): its acquire may have run, and won, just before, and
-    // it may have taken the wake-up token. Releases what may be ours, passes the token on. Best
+    // it may have taken the wake-up token. Releases what may be ours, passes the token on unless
+    // the acquire is known to have used it (a grant, released here, or a busy answer). Best
     // effort.
     void give_up_waiting(const redis::CallFailure& abandoned);
 
@@ -82,8 +92,8 @@ public:
                                                         const Deadline& valid_until = {});
     Expected<StatusSnapshot, redis::CallFailure> status();
     // A semaphore's waiter that gives up leaves the queue, and passes on a wake-up it may have
-    // been sent. Best effort: a place not given up lapses by itself.
-    void leave_queue();
+    // been sent; within not_after, if given. Best effort: a place not given up lapses by itself.
+    void leave_queue(const Deadline& not_after = {});
 
     const LockKeys& keys() const { return keys_; }
     const LockParams& params() const { return params_; }
@@ -105,7 +115,10 @@ private:
     std::string wake_list() const;
     // After a refused login, the acquire at this position of the replies may still have won.
     void undo_if_granted(const redis::CallFailure& failure, size_t acquire_index);
-    void pass_on_wake();
+    // Passes on a wake-up token this run took and will not use (for a semaphore's waiter: leaves
+    // the queue, waking the waiters a free slot is kept for); within not_after, if given, and then
+    // in one request (the script sent in full).
+    void pass_on_wake(const Deadline& not_after = {});
     // The WAIT that follows a grant or a renewal with --replicas; none without.
     std::vector<redis::Command> confirmation() const;
     // The failure to report if `wait_reply` (WAIT's answer) counts fewer replicas than asked for.

@@ -34,15 +34,6 @@ bool may_have_run(const CallFailure& failure) {
            failure.kind == CallFailure::Kind::protocol;
 }
 
-// Ends the run with Redis unavailable. A grant whose reply was lost must not outlive the run: a
-// release on a new connection removes it, and deletes nothing that is not ours.
-[[noreturn]] void unavailable(LockClient& lock, const CallFailure& failure) {
-    if (may_have_run(failure)) {
-        lock.release();
-    }
-    throw Fatal(redis::exit_status_of(failure), failure.message);
-}
-
 std::string holder_text(const Busy& busy) {
     const std::string holder = describe_holder(busy);
     return busy.holder && busy.limit == 0 ? fmt::format("{} (fence {})", holder, busy.fence)
@@ -70,6 +61,12 @@ private:
     // Sits out a spell of Redis being unreachable: pauses before the next attempt, or ends the
     // wait. A signal during the pause stops it.
     std::optional<Stopped> ride_out(const CallFailure& failure);
+    // Ends the wait on a failure. A grant whose reply was lost must not outlive the run: a release
+    // on a new connection removes it, and deletes nothing that is not ours. A semaphore's waiter
+    // queued by an earlier answer leaves the queue, and passes on a wake-up it may have been sent,
+    // or the waiters behind it would wait until its place lapses; Redis may be unreachable, so
+    // that is given parting_call_limit, not the connect timeout.
+    [[noreturn]] void fail(const CallFailure& failure, ExitStatus status, std::string message);
     // Ends the wait on a refusal Redis has just answered with. A semaphore's waiter may be queued
     // from an earlier answer, and may have been sent a wake-up since its last BLPOP: it leaves the
     // queue and passes that on, or the waiters behind it would wait until its place lapses.
@@ -106,7 +103,7 @@ WaitOutcome Waiter::run() {
                 return Stopped{interruptions_.stop()};
             }
             if (!answered_ || !may_wait_ || !unreachable(failure)) {
-                unavailable(lock_, failure);
+                fail(failure, redis::exit_status_of(failure), failure.message);
             }
             if (auto stopped = ride_out(failure)) {
                 return *stopped;
@@ -220,6 +217,16 @@ Expected<std::optional<Acquired>, CallFailure> Waiter::ready(const Granted& gran
     return std::optional<Acquired>{acquired};
 }
 
+void Waiter::fail(const CallFailure& failure, ExitStatus status, std::string message) {
+    if (may_have_run(failure)) {
+        lock_.release();
+    }
+    if (queued_) {
+        lock_.leave_queue(steady_now() + parting_call_limit);
+    }
+    throw Fatal(status, std::move(message));
+}
+
 void Waiter::refuse(ExitStatus status, std::string message) {
     if (queued_) {
         lock_.leave_queue();
@@ -239,14 +246,11 @@ std::optional<Stopped> Waiter::ride_out(const CallFailure& failure) {
                     format_duration(now - *unreachable_since_), key(), failure.message);
     }
     if (now >= deadline_) {
-        if (may_have_run(failure)) {
-            lock_.release(); // as in unavailable(): a lost grant must not outlive the run
-        }
-        throw Fatal(ExitStatus::unavailable,
-                    fmt::format("gave up waiting for {} after {}: Redis was unreachable for the "
-                                "last {} ({})",
-                                key(), format_duration(waited()),
-                                format_duration(now - *unreachable_since_), failure.message));
+        fail(failure, ExitStatus::unavailable,
+             fmt::format("gave up waiting for {} after {}: Redis was unreachable for the last {} "
+                         "({})",
+                         key(), format_duration(waited()),
+                         format_duration(now - *unreachable_since_), failure.message));
     }
     std::uniform_int_distribution<long long> jittered(reconnect_delay_.count() / 2,
                                                       reconnect_delay_.count());

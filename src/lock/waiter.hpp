@@ -80,7 +80,9 @@ struct Interruptions {
 // Redis failures before Redis has answered once, and errors it answers with, end the run:
 // Fatal(unavailable); so does a fence counter that is used up. A wait that runs out while Redis is
 // unreachable is Fatal(unavailable) too, saying for how long it was. A wait abandoned for a signal
-// leaves nothing behind (LockClient::give_up_waiting).
+// leaves nothing behind (LockClient::give_up_waiting). Whatever ends a semaphore's wait without the
+// lock, its waiter leaves the queue, passing on a wake-up it was sent; after a failure that is
+// given parting_call_limit, and a place not given up lapses by itself.
 WaitOutcome acquire_lock(LockClient& lock, const WaitPolicy& policy,
                          const Interruptions& interruptions, const Logger& log);
 

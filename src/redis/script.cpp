@@ -21,6 +21,11 @@ Command evalsha_command(const Script& script, const std::vector<std::string>& ke
     return script_command("EVALSHA", script.sha1, keys, args);
 }
 
+Command eval_command(const Script& script, const std::vector<std::string>& keys,
+                     const std::vector<std::string>& args) {
+    return script_command("EVAL", script.source, keys, args);
+}
+
 Expected<Reply, CallFailure> script_result(Reply reply, const Endpoint& endpoint) {
     if (reply.is_error()) {
         // First word only: servers word the rest differently.

@@ -40,6 +40,11 @@ Expected<ScriptReplies, CallFailure> run_script_then(Connection& connection, con
 Command evalsha_command(const Script& script, const std::vector<std::string>& keys,
                         const std::vector<std::string>& args);
 
+// The EVAL command for the script, sent in full: one request that needs no round trip before it,
+// even on a server that does not know the script, for a call given too little time for two.
+Command eval_command(const Script& script, const std::vector<std::string>& keys,
+                     const std::vector<std::string>& args);
+
 // The outcome of a script's reply in a pipeline, as run_script() would give it.
 Expected<Reply, CallFailure> script_result(Reply reply, const Endpoint& endpoint);
 

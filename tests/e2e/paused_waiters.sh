@@ -104,4 +104,51 @@ test_a_waiter_whose_wait_ran_out_while_paused_gives_up_with_75() {
     expect_eq "$(rcli exists job)" 0 "nothing left locked"
 }
 
+# A signal that ends a wait once the replies to its BLPOP and the acquire behind it have arrived,
+# unread (the waiter was stopped): when that acquire did not take the lock, because the key had
+# become foreign or because it never ran (the server had lost its scripts), the wake-up token the
+# BLPOP took is passed on, so that the waiter behind learns at once, not at its BLPOP's timeout.
+test_a_waiter_ended_by_a_signal_after_taking_a_wake_up_passes_it_on() {
+    local spoiler
+    for spoiler in foreign noscript; do
+        rcli flushall >/dev/null
+        rm -f "$WORK/release-a" "$WORK/w2-start"
+        start_bg a -k job -c "while [ ! -e '$WORK/release-a' ]; do sleep 0.02; done"
+        wait_for "A to hold the lock ($spoiler)" lock_held job
+        start_bg w1 -w 30s -k job -- touch "$WORK/w1-ran"
+        wait_for "the first waiter to block ($spoiler)" blocked_clients_are 1
+        start_bg w2 -w 30s -k job -c "date +%s%3N >'$WORK/w2-start'"
+        wait_for "the second waiter to block ($spoiler)" blocked_clients_are 2
+        kill -STOP "$w1"
+        if [ "$spoiler" = foreign ]; then
+            # A wake-up, and a key that no redlockrun may take, in one step.
+            rcli eval "redis.call('SET', KEYS[1], 'not-a-timestamp')
+                       redis.call('RPUSH', KEYS[2], '1')" 2 job '{job}:redlockrun:wake' >/dev/null
+        else
+            rcli script flush >/dev/null
+            touch "$WORK/release-a"
+            exit_of "$a" || fail "A failed: $(cat "$WORK/a.err")"
+        fi
+        wait_for "the first waiter's BLPOP to take the token ($spoiler)" blocked_clients_are 1
+        kill -TERM "$w1"
+        local signalled
+        signalled=$(now_ms)
+        kill -CONT "$w1"
+        exit_of "$w1"
+        expect_eq "$?" 143 "the first waiter's exit status ($spoiler): $(cat "$WORK/w1.err")"
+        [ -e "$WORK/w1-ran" ] && fail "the first waiter's command ran ($spoiler)"
+        if [ "$spoiler" = foreign ]; then
+            exit_of "$w2"
+            expect_eq "$?" 65 "the second waiter's exit status: $(cat "$WORK/w2.err")"
+            expect_lt $(($(now_ms) - signalled)) 2500 "the second waiter found the key foreign soon after the signal"
+            stop_processes "$a"
+            wait "$a" 2>/dev/null
+        else
+            exit_of "$w2" || fail "the second waiter failed: $(cat "$WORK/w2.err")"
+            expect_lt $(($(cat "$WORK/w2-start") - signalled)) 2500 "the second waiter started soon after the signal"
+            expect_eq "$(rcli exists job)" 0 "nothing left locked"
+        fi
+    done
+}
+
 run_tests

@@ -356,6 +356,85 @@ test_no_wait_is_not_queued_and_a_waiter_that_gives_up_leaves_the_queue() {
     exit_of "$w" || fail "the waiter failed"
 }
 
+# A queued waiter that ends on an error Redis answers its acquire with (here the server refuses the
+# write that keeps its place) leaves the queue on its way out, whether that acquire was pipelined
+# behind its BLPOP or sent alone, in full, after the server lost its scripts: its place would
+# otherwise hold up the waiters behind it until it lapsed (10 s).
+test_a_waiter_ending_on_a_redis_error_leaves_the_queue() {
+    rcli acl setuser noqueue on '>noqueuepass' '~*' '+@all' >/dev/null
+    local how released
+    for how in pipelined alone; do
+        rcli flushall >/dev/null
+        rcli acl setuser noqueue +zadd >/dev/null
+        rm -f "$WORK"/release-* "$WORK/order"
+        hold h1 2
+        hold h2 2
+        wait_for "two holders ($how)" holders_are 2
+        REDLOCKRUN_URL="redis://noqueue:noqueuepass@127.0.0.1:$REDIS_PORT" hold w1 2 -w 30s
+        wait_for "the first waiter to be queued ($how)" queued_are 1
+        hold w2 2 -w 30s
+        wait_for "the second waiter to be queued ($how)" queued_are 2
+        wait_for "both waiters to block ($how)" blocked_clients_are 2
+        [ "$how" = alone ] && rcli script flush >/dev/null
+        rcli acl setuser noqueue -zadd >/dev/null
+        exit_of "$w1" # when its BLPOP times out, and its next acquire is refused
+        expect_eq "$?" 69 "the first waiter's exit status ($how)"
+        expect_contains "$(cat "$WORK/w1.err")" "answered with an error" "its message ($how)"
+        expect_eq "$(queued)" 1 "the first waiter left the queue on its way out ($how)"
+        released=$(now_ms)
+        touch "$WORK/release-h1"
+        wait_for "the second waiter to start ($how)" started w2
+        expect_lt $(($(now_ms) - released)) 2500 "the second waiter started soon after the slot freed ($how)"
+        touch "$WORK/release-h2" "$WORK/release-w2"
+        exit_of "$h1" || fail "h1 failed ($how)"
+        exit_of "$h2" || fail "h2 failed ($how)"
+        exit_of "$w2" || fail "w2 failed ($how)"
+    done
+    rcli acl deluser noqueue >/dev/null
+}
+
+# A queued waiter whose -w runs out while Redis does not answer (stalled; stopped here) tries to
+# leave the queue on its way out, but gives that a moment only, not its --connect-timeout again: the
+# request goes out, and a server that comes back runs it, so the waiters behind are not held up
+# until the place lapses (10 s).
+test_a_waiter_whose_wait_runs_out_while_redis_stalls_leaves_the_queue() {
+    hold h1 2
+    hold h2 2
+    wait_for "two holders" holders_are 2
+    local started_at
+    started_at=$(now_ms)
+    hold w1 2 -w 2s --connect-timeout 4s
+    wait_for "the first waiter to be queued" queued_are 1
+    hold w2 2 -w 30s
+    wait_for "the second waiter to be queued" queued_are 2
+    wait_for "both waiters to block" blocked_clients_are 2
+    kill -STOP "$REDIS_PID"
+    # Its BLPOP (2 s) gets no answer within the connect timeout after it (4 s).
+    exit_of "$w1"
+    expect_eq "$?" 69 "the first waiter's exit status"
+    local ended_at
+    ended_at=$(now_ms)
+    kill -CONT "$REDIS_PID"
+    expect_contains "$(cat "$WORK/w1.err")" "gave up waiting for jobs after" "its message"
+    expect_contains "$(cat "$WORK/w1.err")" "Redis was unreachable" "its message"
+    expect_lt $((ended_at - started_at)) 8000 "the first waiter ended within its wait, a BLPOP's connect timeout and a moment"
+    local tries
+    for tries in $(seq 1 40); do
+        queued_are 1 && break
+        sleep 0.05
+    done
+    expect_eq "$(queued)" 1 "the first waiter left the queue once the server came back"
+    local released
+    released=$(now_ms)
+    touch "$WORK/release-h1"
+    wait_for "the second waiter to start" started w2
+    expect_lt $(($(now_ms) - released)) 2500 "the second waiter started soon after the slot freed"
+    touch "$WORK/release-h2" "$WORK/release-w2"
+    exit_of "$h1" || fail "h1 failed"
+    exit_of "$h2" || fail "h2 failed"
+    exit_of "$w2" || fail "w2 failed"
+}
+
 test_a_lost_slot_ends_the_command_with_76() {
     # The holder's record deleted, the key deleted, Redis restarted: each is found at the next
     # renewal, and the command is stopped.

@@ -222,6 +222,57 @@ test_a_blpop_error_without_a_grant_is_69_naming_the_key() {
     expect_eq "$(rcli get '{job}:redlockrun:wake')" not-a-list "the wake-up key is left alone"
 }
 
+# The server loses its scripts (SCRIPT FLUSH, or a restart that kept the data) while waiters block:
+# the acquire pipelined behind the first waiter's BLPOP answers NOSCRIPT, and the waiter sends it
+# again in full. When that answer is no use to it (the key has become foreign, or the server
+# refuses the write), the wake-up token its BLPOP took is passed on: the waiter behind it learns at
+# once, not when its own BLPOP times out (5 s later).
+test_a_waiter_whose_scripts_were_flushed_passes_on_a_wake_up_it_cannot_use() {
+    rcli acl setuser nosetter on '>nosetterpass' '~*' '+@all' >/dev/null
+    local spoiler w1_url
+    for spoiler in foreign refused; do
+        rcli flushall >/dev/null
+        rcli acl setuser nosetter +set >/dev/null
+        rm -f "$WORK/release-job" "$WORK/w2-start"
+        hold job
+        w1_url=$REDLOCKRUN_URL
+        [ "$spoiler" = refused ] && w1_url="redis://nosetter:nosetterpass@127.0.0.1:$REDIS_PORT"
+        REDLOCKRUN_URL=$w1_url start_bg w1 -w 30s -k job -- touch "$WORK/w1-ran"
+        wait_for "the first waiter to block ($spoiler)" blocked_clients_are 1
+        start_bg w2 -w 30s -k job -c "date +%s%3N >'$WORK/w2-start'"
+        wait_for "the second waiter to block ($spoiler)" blocked_clients_are 2
+        rcli script flush >/dev/null
+        # Stopped, the first waiter reads the NOSCRIPT only once the key is spoilt.
+        kill -STOP "$w1"
+        touch "$WORK/release-job"
+        exit_of "$holder" || fail "the holder failed ($spoiler)"
+        wait_for "the first waiter's BLPOP to take the token ($spoiler)" blocked_clients_are 1
+        case $spoiler in
+        foreign) rcli set job not-a-timestamp >/dev/null ;;
+        refused) rcli acl setuser nosetter -set >/dev/null ;;
+        esac
+        kill -CONT "$w1"
+        exit_of "$w1"
+        status=$?
+        local w1_ended
+        w1_ended=$(now_ms)
+        [ -e "$WORK/w1-ran" ] && fail "the first waiter's command ran ($spoiler)"
+        if [ "$spoiler" = foreign ]; then
+            expect_eq "$status" 65 "the first waiter's exit status ($(cat "$WORK/w1.err"))"
+            exit_of "$w2"
+            expect_eq "$?" 65 "the second waiter's exit status ($(cat "$WORK/w2.err"))"
+            expect_lt $(($(now_ms) - w1_ended)) 2500 "the second waiter found the key foreign soon after the first"
+        else
+            expect_eq "$status" 69 "the first waiter's exit status ($(cat "$WORK/w1.err"))"
+            expect_contains "$(cat "$WORK/w1.err")" "answered with an error" "the first waiter's message"
+            exit_of "$w2" || fail "the second waiter failed: $(cat "$WORK/w2.err")"
+            expect_lt $(($(cat "$WORK/w2-start") - w1_ended)) 2500 "the second waiter started soon after the first ended"
+            expect_eq "$(rcli exists job)" 0 "nothing left locked"
+        fi
+    done
+    rcli acl deluser nosetter >/dev/null
+}
+
 test_a_release_replaces_a_wake_up_key_of_another_type() {
     # Someone wrote a string to the wake-up key while the lock was held. The release still releases,
     # says so, and wakes the waiter at once.
