@@ -1,4 +1,11 @@
-// One connection to Redis. It connects on first use and sends AUTH/SELECT in the same write as the
+// One connection to Redis, in three parts, one file each:
+//   redis/connection.cpp         one server: connect, log in, send, read, a broken idle connection
+//   redis/cluster_redirects.cpp  Redis Cluster: -MOVED, -ASK, -TRYAGAIN, -CLUSTERDOWN
+//   redis/sentinel_failover.cpp  Sentinel: where the master is, and riding out failovers
+// call() is their sequence: through Sentinel, the failover loop; inside it (or alone), the Cluster
+// redirect loop; inside that, one request to one server.
+//
+// It connects on first use and sends AUTH/SELECT in the same write as the
 // first request, so an uncontended run costs one round trip per request. Every call is bounded by a
 // deadline, and may be abandoned when the Wakeup asks (a signal while waiting).
 //
@@ -10,28 +17,28 @@
 // A connection that never answered is not retried: a server that accepts connections and then
 // says nothing gets --connect-timeout once, not twice.
 //
-// On Redis Cluster, a request answered with -MOVED is sent again to the node named, which this
-// connection then keeps to; -ASK sends it once, with ASKING, on a connection of its own to the
-// node named; -TRYAGAIN and -CLUSTERDOWN send it again after a pause. Every command of a request
-// names keys of one slot, so nothing of it ran where it was redirected from. A redirect back to a
-// node the request has been to already (the nodes disagree about the slot: a migration's end told
-// to the source first) is followed after a jittered pause that grows with each one, as are the
-// redirects after the first few: the nodes usually agree again within seconds, and a burst of
-// redirects would spend the request's time in milliseconds. All of it lasts as long as the
-// request's own time (--connect-timeout and the time the server may block, or
+// On Redis Cluster (cluster_redirects.cpp), a request answered with -MOVED is sent again to the
+// node named, which this connection then keeps to; -ASK sends it once, with ASKING, on a connection
+// of its own to the node named; -TRYAGAIN and -CLUSTERDOWN send it again after a pause. Every
+// command of a request names keys of one slot, so nothing of it ran where it was redirected from. A
+// redirect back to a node the request has been to already (the nodes disagree about the slot: a
+// migration's end told to the source first) is followed after a jittered pause that grows with each
+// one, as are the redirects after the first few: the nodes usually agree again within seconds, and
+// a burst of redirects would spend the request's time in milliseconds. All of it lasts as long as
+// the request's own time (--connect-timeout and the time the server may block, or
 // CallOptions::not_after), and no longer: a misconfigured cluster that sends a request round in
 // circles fails it then (CallFailure::Kind::redirected).
 //
-// Through Sentinel (a redis-sentinel:// URL), every new connection first asks the sentinels, in
-// turn from the one that answered last, where the master is, and sends ROLE in the same write as
-// the login and the first request: an address that is not a master's (the sentinels have not
-// caught up with a failover) fails the call, and nothing it ran there counts. A request answered
-// with -READONLY (the master was demoted under it), or only with -UNBLOCKED (a demoted master's
-// BLPOP), a closed connection, or a master that cannot be reached are taken for a failover: the
-// sentinels are asked again, and the request sent again to the master they name, while the
-// request's time lasts. A caller that asks (CallOptions::confirm_master) has a sentinel asked
-// before the request too, so that it never renews, or waits, on a master that the sentinels have
-// replaced but not yet demoted (it goes on taking writes for seconds).
+// Through Sentinel (a redis-sentinel:// URL; sentinel_failover.cpp), every new connection first
+// asks the sentinels, in turn from the one that answered last, where the master is, and sends ROLE
+// in the same write as the login and the first request: an address that is not a master's (the
+// sentinels have not caught up with a failover) fails the call, and nothing it ran there counts. A
+// request answered with -READONLY (the master was demoted under it), or only with -UNBLOCKED (a
+// demoted master's BLPOP), a closed connection, or a master that cannot be reached are taken for a
+// failover: the sentinels are asked again, and the request sent again to the master they name,
+// while the request's time lasts. A caller that asks (CallOptions::confirm_master) has a sentinel
+// asked before the request too, so that it never renews, or waits, on a master that the sentinels
+// have replaced but not yet demoted (it goes on taking writes for seconds).
 #pragma once
 
 #include "base/exit_status.hpp"
@@ -136,27 +143,43 @@ public:
     static constexpr Millis longest_redirect_pause{500};
 
 private:
-    // call() without the cluster's redirects.
+    // --- one server (connection.cpp) ---
+    // One request to the server connected to: a connection closed while idle is replaced first,
+    // and a request broken once it had gone out is sent once more on a new connection.
     Expected<std::vector<Reply>, CallFailure> call_here(const std::vector<Command>& commands,
                                                         const CallOptions& options);
-    // The commands sent once to the node an -ASK names, each after ASKING.
-    Expected<std::vector<Reply>, CallFailure>
-    ask(const Endpoint& node, const std::vector<Command>& commands, const CallOptions& options);
-    // One try of call(), on the connection there is or on a new one.
+    // One try of call_here(), on the connection there is or on a new one.
     Expected<std::vector<Reply>, CallFailure> attempt(const std::vector<Command>& commands,
                                                       const CallOptions& options);
     Expected<bool, CallFailure> connect(const CallOptions& options);
     CallFailure fail(CallFailure::Kind kind, std::string message);
     // Reads what the socket has now and decodes it into received_; false on EOF/error (failure_).
     bool read_available(CallFailure& failure);
-    // call() without Sentinel's failover handling.
+
+    // --- Redis Cluster (cluster_redirects.cpp) ---
+    // call_here(), following the redirects its answers give, for as long as the request's time.
     Expected<std::vector<Reply>, CallFailure> call_redirected(const std::vector<Command>& commands,
                                                               const CallOptions& options);
-    // Sentinel: asks up to `tries` sentinels in turn, from the one that answered last, where the
-    // master is. The failure says what each of them answered.
-    Expected<HostPort, CallFailure> ask_sentinels(const CallOptions& options, size_t tries);
+    // The commands sent once to the node an -ASK names, each after ASKING.
+    Expected<std::vector<Reply>, CallFailure>
+    ask(const Endpoint& node, const std::vector<Command>& commands, const CallOptions& options);
     // Between half of `pause` and all of it.
     Millis jittered(Millis pause);
+
+    // --- Sentinel (sentinel_failover.cpp) ---
+    // call_redirected(), sent again to the master the sentinels name after anything a failover
+    // explains, for as long as the request's time.
+    Expected<std::vector<Reply>, CallFailure>
+    call_through_failovers(const std::vector<Command>& commands, const CallOptions& options);
+    // Points the endpoint at the master: the one a sentinel named last (master_moved()), or the
+    // one the sentinels name now.
+    Expected<bool, CallFailure> resolve_master(const CallOptions& options);
+    // Asks up to `tries` sentinels in turn, from the one that answered last, where the master
+    // is. The failure says what each of them answered.
+    Expected<HostPort, CallFailure> ask_sentinels(const CallOptions& options, size_t tries);
+    // The failure (not_master) if ROLE's answer, sent with the login, is not a master's; the
+    // next question then goes to the next sentinel.
+    std::optional<CallFailure> refuse_unless_master(const Reply& role);
 
     ConnectionSettings settings_;
     const Wakeup* wakeup_;
