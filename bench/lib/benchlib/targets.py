@@ -7,7 +7,7 @@ REDLOCKRUN = "redlockrun"
 FLOCK = "flock(1)"
 # The polling peer redlockrun's handoff is held against. The SETNX shell stays in figure 3 as a
 # peer but is no target: its gap is whenever one of its shell loops next polls, which moved from
-# 16 to 28 × flock(1)'s from run to run; flock(1)'s own gap is the steady yardstick.
+# 16 to 27.6 × flock(1)'s from run to run; flock(1)'s own gap is the steady yardstick.
 REDIS_PY = "redis-py Lock"
 
 
