@@ -6,6 +6,7 @@ it had renewed. No timing threshold here: those are the targets (targets.py), ju
 only, while these checks hold on any machine and in a smoke run too."""
 import math
 
+from .builds import DEB
 from .floor import LIBRARY_NAME as LIBRARY_FLOOR
 from .floor import NAME as FLOOR
 
@@ -160,8 +161,9 @@ def problems(results: dict, tools: list) -> list:
         if row.get("failures"):
             found.append(f"figure 9: {name}: {row['failures']} of {row['runs']} runs failed; "
                          "see the error log")
-    # A failed run is quick: figure 1's medians would flatter whichever of these failed.
-    for name in (REDLOCKRUN, FLOOR):
+    # A failed run is quick: figure 1's medians would flatter whichever of these failed (and the
+    # .deb's cost beyond the floors, which is judged, with it).
+    for name in (REDLOCKRUN, DEB, FLOOR):
         failures = results.get("uncontended", {}).get("rows", {}).get(name, {}).get("failures", 0)
         if failures:
             found.append(f"figure 1: {name} failed {failures} runs; see the error log")

@@ -2,7 +2,7 @@
 come first (they travel between machines); absolute times are there to read them by."""
 from .floor import LIBRARY_NAME as LIBRARY_FLOOR
 from .floor import NAME as FLOOR
-from .targets import judge, signed
+from .targets import judge, signed, spread
 
 FLOCK = "flock(1)"
 
@@ -79,8 +79,18 @@ def _uncontended(figure: dict) -> list:
                   "streams that `<iostream>` (which CLI11 includes) runs in every program built "
                   "with Debian 12's GCC 12. The .deb's build costs that, plus the protocol (the "
                   "protocol floor's time beyond `true`), plus redlockrun's own work.", ""]
-    return lines + _table(["tool", "× flock(1)", "rounds' ratios, middle half", "median",
-                           "× plain true", "runs", "failed"], table)
+    lines += _table(["tool", "× flock(1)", "rounds' ratios, middle half", "median",
+                     "× plain true", "runs", "failed"], table)
+    beyond = figure.get("deb_beyond_floors")
+    if beyond:
+        rounds = spread(beyond.get("vs_flock_middle_half"), "rounds' middle half")
+        lines += ["The .deb's build beyond its two floors, .deb − library floor − (protocol floor "
+                  "− plain true): what redlockrun's own work costs in that build, its libraries' "
+                  "loading and the protocol set aside (from the medians; beside it, the middle "
+                  "half of the same difference taken round by round, over flock(1)'s time in "
+                  f"that round): {_x(beyond['vs_flock'])} flock(1){rounds}, "
+                  f"{_ms(beyond['ms'])}.", ""]
+    return lines
 
 
 def _round_trips(figure: dict) -> list:

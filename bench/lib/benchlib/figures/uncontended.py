@@ -10,9 +10,15 @@ same predecessor in every round, the cheapest for one and the most expensive for
 
 Beside each ratio of medians, the spread of the rounds' own ratios (the tool's time in a round over
 flock(1)'s in the same round): their middle half, from the 25th to the 75th percentile.
+
+The .deb's build loads Debian's shared C++ libraries and speaks the protocol; the library floor
+times the first, the protocol floor's time beyond plain `true` the second. What is left, .deb −
+library floor − (protocol floor − plain true), is what redlockrun's own work costs in that build:
+the part of its time that redlockrun can change, rather than the machine's loader and network.
 """
 import random
 
+from ..builds import DEB
 from ..floor import LIBRARY_NAME as LIBRARY_FLOOR
 from ..floor import NAME as FLOOR
 from ..stats import median, middle_half, paired_ratios, ratio
@@ -60,4 +66,22 @@ def run(bench) -> dict:
                       "vs_flock_middle_half": middle_half(paired_ratios(samples[name],
                                                                         flock_samples)),
                       "runs": len(samples[name]), "failures": failures[name]}
-    return {"rows": rows, "order": names}
+    return {"rows": rows, "order": names,
+            "deb_beyond_floors": _beyond_floors(samples, bench.reference.name)}
+
+
+def _beyond_floors(samples: dict, reference: str):
+    """.deb − library floor − (protocol floor − plain true), from the medians, in ms and in
+    × flock(1), with the middle half of the same difference taken round by round over flock(1)'s
+    time in that round; None without the .deb's build or either floor."""
+    if not all(samples.get(name) for name in (DEB, LIBRARY_FLOOR, FLOOR)):
+        return None
+    parts = [samples[DEB], samples[LIBRARY_FLOOR], samples[FLOOR], samples[PLAIN_TRUE]]
+
+    def beyond(deb, library, protocol, true):
+        return deb - library - (protocol - true)
+
+    milliseconds = beyond(*(median(part) for part in parts))
+    per_round = [beyond(*times) for times in zip(*parts)]
+    return {"ms": milliseconds, "vs_flock": ratio(milliseconds, median(samples[reference])),
+            "vs_flock_middle_half": middle_half(paired_ratios(per_round, samples[reference]))}
