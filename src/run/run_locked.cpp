@@ -121,7 +121,7 @@ bool someone_watches() {
 // The command as a reader of the message would type it, shortened if very long: "./report.sh
 // --full", "'my job' x". The logger escapes what is not printable.
 std::string command_for_message(const Options& options) {
-    constexpr size_t longest = 80;
+    constexpr size_t longest = 160;
     std::string text;
     if (options.shell_command) {
         text = "sh -c " + quoted_word(*options.shell_command);
