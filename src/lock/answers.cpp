@@ -52,6 +52,15 @@ std::optional<long long> optional_number(const std::string& text) {
     return number;
 }
 
+// A duration in ms written by a script; none for '' (not known), anything negative or not a number.
+std::optional<Millis> optional_millis(const std::string& text) {
+    auto number = optional_number(text);
+    if (!number || *number < 0) {
+        return std::nullopt;
+    }
+    return Millis{*number};
+}
+
 std::string unexpected_reply(const char* script, const Reply& reply) {
     return fmt::format("unexpected answer from the {} script: {}", script, reply.describe());
 }
@@ -96,8 +105,10 @@ Expected<AcquireAnswer, std::string> decode_acquire(const Reply& reply) {
         }
     } else if (verdict == "busy" && fields.has(5)) {
         if (auto remaining = fields.number(1)) {
-            Busy busy{Millis{*remaining}, holder_of(fields.text(2), fields.text(3)),
-                      fields.text(4)};
+            Busy busy;
+            busy.remaining = Millis{*remaining};
+            busy.holder = holder_of(fields.text(2), fields.text(3));
+            busy.fence = fields.text(4);
             busy.recheck = busy.remaining;
             if (fields.has(8)) {
                 const std::string limit_text = fields.text(5);
@@ -120,6 +131,11 @@ Expected<AcquireAnswer, std::string> decode_acquire(const Reply& reply) {
                     return unexpected(unexpected_reply("acquire", reply));
                 }
                 busy.queued_ahead = static_cast<int>(*ahead);
+            }
+            if (fields.has(12)) {
+                busy.held_for = optional_millis(fields.text(9));
+                busy.renew_every = optional_millis(fields.text(10));
+                busy.ended_ago = optional_millis(fields.text(11));
             }
             return AcquireAnswer{busy};
         }
@@ -171,9 +187,9 @@ Expected<ReleaseAnswer, std::string> decode_release(const Reply& reply) {
 }
 
 Expected<StatusSnapshot, std::string> decode_status(const Reply& reply) {
-    // {now_ms, type, value, owner value, last fence, limit, n, then 7 fields per holder}
+    // {now_ms, type, value, owner value, last fence, limit, n, then 8 fields per holder}
     constexpr size_t header = 7;
-    constexpr size_t per_holder = 7;
+    constexpr size_t per_holder = 8;
     Fields fields(reply);
     const auto now = fields.number(0);
     const auto count = fields.number(header - 1);
@@ -192,7 +208,8 @@ Expected<StatusSnapshot, std::string> decode_status(const Reply& reply) {
         snapshot.holders.push_back(
             HolderRecord{Holder{fields.text(i), fields.text(i + 1)}, fields.text(i + 2),
                          optional_number(fields.text(i + 3)), optional_number(fields.text(i + 4)),
-                         optional_number(fields.text(i + 5)), optional_number(fields.text(i + 6))});
+                         optional_number(fields.text(i + 5)), optional_number(fields.text(i + 6)),
+                         optional_number(fields.text(i + 7))});
     }
     return snapshot;
 }
@@ -210,10 +227,44 @@ std::string describe_holder(const Busy& busy) {
     return busy.holder ? describe(*busy.holder) : "a client of the classic algorithm";
 }
 
+std::string describe_tenure(std::optional<Millis> held_for, std::optional<Millis> renew_every,
+                            std::optional<Millis> ended_ago, Millis remaining) {
+    const std::string since =
+        held_for ? fmt::format(" since {} ago", format_duration(*held_for)) : std::string();
+    if (ended_ago) {
+        return fmt::format(", whose command ended {} ago; --min-hold lets the lock go in {}",
+                           format_duration(*ended_ago), format_duration(remaining));
+    }
+    if (renew_every && renew_every->count() > 0) {
+        return fmt::format("{}, renewed every {}", since, format_duration(*renew_every));
+    }
+    if (renew_every) {
+        return fmt::format("{}, until it expires in {} (not renewed)", since,
+                           format_duration(remaining));
+    }
+    if (held_for) {
+        // A record that does not say whether its holder renews (an older redlockrun, which did).
+        return fmt::format("{}, valid for another {} unless renewed", since,
+                           format_duration(remaining));
+    }
+    return fmt::format(", until it expires in {}", format_duration(remaining));
+}
+
 std::string describe_busy(const std::string& key, const Busy& busy, const std::string& holder) {
     if (busy.queued_ahead == 0) {
-        return fmt::format("{} is held by {} for another {}", key, holder,
-                           format_duration(busy.remaining));
+        if (busy.limit > 1) {
+            // The holder whose slot frees first: how long it has held says little about the
+            // others, so only whether that slot is renewed or when it frees.
+            if (!busy.ended_ago && busy.renew_every && busy.renew_every->count() > 0) {
+                return fmt::format("{} is held by {}, renewed every {}", key, holder,
+                                   format_duration(*busy.renew_every));
+            }
+            return fmt::format("{} is held by {}; the first slot frees in {}", key, holder,
+                               format_duration(busy.remaining));
+        }
+        return fmt::format(
+            "{} is held by {}{}", key, holder,
+            describe_tenure(busy.held_for, busy.renew_every, busy.ended_ago, busy.remaining));
     }
     // The time left is when the first waiter ahead would lose its place, not when a slot frees:
     // it says nothing a reader could use, so it is left out.

@@ -40,6 +40,12 @@ struct Busy {
     // which has been woken to take one: how many are queued before it. 0: no slot is free.
     // `remaining` is then when the first of them loses its place if it does not ask again.
     int queued_ahead = 0;
+    // What the holder's record says of its time, by the server's clock (of the semaphore's holder
+    // whose slot frees first); none where it does not say (a client of the classic algorithm, a
+    // record written by an older redlockrun).
+    std::optional<Millis> held_for;    // since the grant
+    std::optional<Millis> renew_every; // how often the holder renews; 0: it does not (--no-renew)
+    std::optional<Millis> ended_ago;   // its command ended this long ago; --min-hold keeps the lock
 };
 
 struct Foreign {
@@ -105,6 +111,8 @@ struct HolderRecord {
     std::optional<long long> hold_until_ms;
     // The command ended then, and the lock is kept for --min-hold.
     std::optional<long long> ended_ms;
+    // How often the holder renews, in ms: 0 for --no-renew; none where the record does not say.
+    std::optional<long long> renew_ms;
 };
 
 // The raw state of a lock, as the status script reads it; lock_state.cpp interprets it.
@@ -132,11 +140,20 @@ std::string describe(const Holder& holder);
 // Who holds a busy lock: "web1 pid 4242", "a client of the classic algorithm", or "3 holders of
 // a --limit 3 semaphore".
 std::string describe_holder(const Busy& busy);
-// What keeps the lock named `key` from a run, for a message: "KEY is held by HOLDER for another
-// 12s", where `holder` says who (describe_holder(), or more); or, where a semaphore's free slot is
-// kept for a waiter queued before the run, "KEY is held by 1 holder of a --limit 2 semaphore, and
-// its free slot is kept for a waiter queued before this run".
+// What keeps the lock named `key` from a run, for a message, where `holder` says who
+// (describe_holder(), or more). The time left on a renewed lock is only its lease until the next
+// renewal, which says nothing of when it frees, so the message says how long it has been held and
+// that it is renewed: "KEY is held by HOLDER since 3m12s ago, renewed every 10s". A lock that is
+// not renewed (--no-renew, a client of the classic algorithm) says when it expires; one kept by
+// --min-hold that its command ended, and when it is let go. Where a semaphore's free slot is kept
+// for a waiter queued before the run: "KEY is held by 1 holder of a --limit 2 semaphore, and its
+// free slot is kept for a waiter queued before this run".
 std::string describe_busy(const std::string& key, const Busy& busy, const std::string& holder);
+// How a holder holds the lock, after its name: " since 3m12s ago, renewed every 10s", " since 5s
+// ago, until it expires in 25s (not renewed)", ", whose command ended 5s ago; --min-hold lets the
+// lock go in 55s". `remaining`: the time left on the lock, by the server's clock.
+std::string describe_tenure(std::optional<Millis> held_for, std::optional<Millis> renew_every,
+                            std::optional<Millis> ended_ago, Millis remaining);
 // "the lock key was deleted", "another redlockrun took it over (web1 pid 4242)"...
 std::string describe(const Lost& lost);
 // "KEY holds a list, not a timestamp lock"

@@ -44,6 +44,9 @@ struct LockParams {
     // replicas, for up to replica_wait.
     int replicas = 0;
     Millis replica_wait{5000};
+    // How often the holder renews the lock (0: --no-renew); kept in the owner record so that a run
+    // that finds the lock held can say so rather than show the lease as a time left.
+    Millis renew_every{0};
 };
 
 // An answer to an acquire, with the time its request was sent: no later than when the server ran

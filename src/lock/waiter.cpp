@@ -163,7 +163,14 @@ WaitOutcome Waiter::run() {
             return GaveUp{busy, waited()};
         }
         if (!announced_) {
-            log_.info("{}; waiting", describe_busy(key(), busy, holder_text(busy)));
+            const std::string how_long =
+                policy_.limit ? fmt::format("waiting up to {}", format_duration(*policy_.limit))
+                              : std::string("waiting until it is free");
+            if (policy_.announce) {
+                log_.notice("{}; {}", describe_busy(key(), busy, holder_text(busy)), how_long);
+            } else {
+                log_.info("{}; {}", describe_busy(key(), busy, holder_text(busy)), how_long);
+            }
             announced_ = true;
         }
         // A redlockrun holder's release wakes a waiter; a classic client's plain DEL wakes no one.
@@ -214,6 +221,7 @@ Expected<std::optional<Acquired>, CallFailure> Waiter::ready(const Granted& gran
         return std::optional<Acquired>{};
     }
     acquired.waited = waited();
+    acquired.after_busy = announced_;
     return std::optional<Acquired>{acquired};
 }
 

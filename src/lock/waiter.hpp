@@ -39,6 +39,9 @@ struct WaitPolicy {
     Millis longest_reconnect_delay{2000};
     // How long Redis may stay unreachable during a wait before a notice says so (-v says at once).
     Millis outage_notice_after{10000};
+    // Say once, unless -q, that the run waits and for whom: where someone watches it wait (stderr
+    // is a terminal, or a CI system's log). Otherwise only -v says so: cron mail stays empty.
+    bool announce = false;
 
     // Whether a busy lock is waited for at all: not with -n, nor with -w 0.
     bool may_wait() const { return wait && (!limit || limit->count() > 0); }
@@ -47,7 +50,8 @@ struct WaitPolicy {
 struct Acquired {
     Granted grant; // its validity as last confirmed: by the grant, or by a renewal before the start
     Millis waited{0};
-    SteadyTime valid_from; // the send time of the request that confirmed that validity
+    SteadyTime valid_from;   // the send time of the request that confirmed that validity
+    bool after_busy = false; // the lock was held when this run first asked: it waited for it
 };
 
 struct GaveUp {

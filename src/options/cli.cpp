@@ -196,9 +196,11 @@ Declarations::Declarations() {
                           &OptionText::list);
     flag("--json", "with --status or --list: print a JSON\nobject per lock, one per line",
          &OptionText::json);
-    flag("-q,--quiet", "no message when the lock is busy", &OptionText::quiet);
+    flag("-q,--quiet", "no message when the lock is busy, nor that a\nrun waits and got it",
+         &OptionText::quiet);
     flag("-v,--verbose",
-         "report waiting, acquiring, renewing, releasing\nand forwarded signals, with timings",
+         "report waiting, acquiring, renewing, releasing\nand forwarded signals, each with what it "
+         "timed",
          &OptionText::verbose);
     stop("-h,--help", "display this help", [] { throw CLI::CallForHelp(); });
     stop("-V,--version", "display version", [] { throw CLI::CallForVersion(); });

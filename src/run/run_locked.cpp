@@ -94,6 +94,49 @@ run::ChildSpec find_child(const Options& options) {
     return spec;
 }
 
+// A word of a command as a shell would read it back: in single quotes if it holds anything but
+// the characters that never need them.
+std::string quoted_word(const std::string& word) {
+    const bool plain =
+        !word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
+                                                "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                "0123456789_-./=:,+@%") == std::string::npos;
+    if (plain) {
+        return word;
+    }
+    std::string quoted = "'";
+    for (char c : word) {
+        quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    }
+    return quoted + "'";
+}
+
+// Whether someone watches this run wait: stderr is a terminal, or a CI system's log ($CI is set
+// to anything, as GitHub Actions, GitLab CI and most others do). Cron is neither, and stays quiet.
+bool someone_watches() {
+    const char* ci = ::getenv("CI");
+    return ::isatty(STDERR_FILENO) == 1 || (ci != nullptr && *ci != '\0');
+}
+
+// The command as a reader of the message would type it, shortened if very long: "./report.sh
+// --full", "'my job' x". The logger escapes what is not printable.
+std::string command_for_message(const Options& options) {
+    constexpr size_t longest = 160;
+    std::string text;
+    if (options.shell_command) {
+        text = "sh -c " + quoted_word(*options.shell_command);
+    } else {
+        for (const auto& word : options.command) {
+            text += (text.empty() ? "" : " ") + quoted_word(word);
+        }
+    }
+    if (text.size() > longest) {
+        text.resize(longest - 3);
+        text += "...";
+    }
+    return text;
+}
+
 // Releases the lock if it is still ours; returns true if it found that the lock had been lost. A
 // loss the keeper has reported already is not reported again. Only after the command ran does
 // --min-hold keep the lock. valid_until: the lock's validity deadline, if known (a Cluster's
@@ -123,10 +166,12 @@ bool release(lock::LockClient& lock, const Logger& log, const SteadyTime& acquir
     }
     const auto& released = std::get<lock::Released>(*answer);
     if (released.kept_for) {
-        log.info("released {} after {}; --min-hold keeps it held for another {}", key,
-                 format_duration(steady_now() - acquired_at), format_duration(*released.kept_for));
+        log.info("let go of {} after holding it for {}; --min-hold keeps it held for another {}",
+                 key, format_duration(steady_now() - acquired_at),
+                 format_duration(*released.kept_for));
     } else {
-        log.info("released {} after {}", key, format_duration(steady_now() - acquired_at));
+        log.info("released {} after holding it for {}", key,
+                 format_duration(steady_now() - acquired_at));
     }
     return false;
 }
@@ -168,11 +213,12 @@ int run_locked(const Options& options, const redis::ConnectionSettings& settings
     lock::WaitPolicy policy;
     policy.wait = !options.no_wait;
     policy.limit = options.wait;
-    lock::LockClient lock(connection, std::move(*keys), make_identity(options.limit),
-                          lock::LockParams{options.ttl, options.timestamp_unit, options.min_hold,
-                                           options.limit,
-                                           policy.may_wait() ? policy.queue_place : Millis{0},
-                                           options.replicas, replica_wait(options)});
+    policy.announce = someone_watches();
+    lock::LockClient lock(
+        connection, std::move(*keys), make_identity(options.limit),
+        lock::LockParams{options.ttl, options.timestamp_unit, options.min_hold, options.limit,
+                         policy.may_wait() ? policy.queue_place : Millis{0}, options.replicas,
+                         replica_wait(options), options.renew ? options.ttl / 3 : Millis{0}});
     const lock::Interruptions interruptions{[&router] { return router.stop_signal(); },
                                             [&router](Millis d) { router.pause(d); }};
     auto outcome = lock::acquire_lock(lock, policy, interruptions, log);
@@ -183,16 +229,20 @@ int run_locked(const Options& options, const redis::ConnectionSettings& settings
     if (auto* gave_up = std::get_if<lock::GaveUp>(&outcome)) {
         const auto& busy = gave_up->last;
         const bool waited = gave_up->waited.count() > 0 && options.wait;
-        log.notice("{}{}", lock::describe_busy(options.key, busy, lock::describe_holder(busy)),
-                   waited ? "; gave up after waiting " + format_duration(gave_up->waited) : "");
+        log.notice("{}{}; not running {}",
+                   lock::describe_busy(options.key, busy, lock::describe_holder(busy)),
+                   waited ? "; gave up after waiting " + format_duration(gave_up->waited) : "",
+                   command_for_message(options));
         return options.conflict_exit_code;
     }
     if (auto* too_late = std::get_if<lock::TooLate>(&outcome)) {
         log.notice("{} was granted, but could not be used before its validity ran out on this "
-                   "machine's clock (was redlockrun suspended?){}; nothing was left locked",
+                   "machine's clock (was redlockrun suspended?){}; nothing was left locked; not "
+                   "running {}",
                    options.key,
                    options.wait ? "; gave up after waiting " + format_duration(too_late->waited)
-                                : "");
+                                : "",
+                   command_for_message(options));
         return options.conflict_exit_code;
     }
     if (auto* stopped = std::get_if<lock::Stopped>(&outcome)) {
@@ -204,8 +254,16 @@ int run_locked(const Options& options, const redis::ConnectionSettings& settings
     const SteadyTime acquired_at = steady_now();
     const run::Terminal terminal = run::Terminal::foreground();
     auto child = release_if_it_throws(lock, log, acquired_at, [&] {
-        log.info("acquired {} (fence {}) after {}", options.key, acquired.grant.fence,
-                 format_duration(acquired.waited));
+        if (acquired.after_busy && policy.announce) {
+            log.notice("got {} (fence {}) after waiting {}", options.key, acquired.grant.fence,
+                       format_duration(acquired.waited));
+        } else if (acquired.after_busy) {
+            log.info("got {} (fence {}) after waiting {}", options.key, acquired.grant.fence,
+                     format_duration(acquired.waited));
+        } else {
+            log.info("acquired {} (fence {}) without waiting, in {}", options.key,
+                     acquired.grant.fence, format_duration(acquired.waited));
+        }
         spec.inherited_environment = environ;
         spec.environment_overrides = {"REDLOCKRUN_KEY=" + options.key,
                                       "REDLOCKRUN_FENCE=" + acquired.grant.fence};
@@ -221,7 +279,7 @@ int run_locked(const Options& options, const redis::ConnectionSettings& settings
                       KeepPolicy{options.ttl, options.renew, options.on_lost, options.kill_after},
                       acquired.valid_from, acquired.grant.validity, log);
     const int wait_status = supervisor.wait(signals, &keeper);
-    log.info("the command {} after {}", run::describe_wait_status(wait_status),
+    log.info("the command {} after running for {}", run::describe_wait_status(wait_status),
              format_duration(steady_now() - acquired_at));
 
     const bool found_lost =

@@ -36,6 +36,7 @@ HolderState holder_state(const lock::HolderRecord& record, long long now_ms) {
     holder.remaining_ms = remaining_until(record.expires_ms, now_ms);
     holder.hold_until_ms = record.hold_until_ms;
     holder.ended_ms = record.ended_ms;
+    holder.renew_ms = record.renew_ms;
     return holder;
 }
 

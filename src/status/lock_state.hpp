@@ -39,6 +39,8 @@ struct HolderState {
     std::optional<long long> remaining_ms;
     std::optional<long long> hold_until_ms;
     std::optional<long long> ended_ms;
+    // How often the holder renews: 0 for --no-renew; none where its record does not say.
+    std::optional<long long> renew_ms;
 };
 
 struct LockState {

@@ -8,6 +8,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace redlockrun {
@@ -19,23 +20,24 @@ std::string for_another(std::optional<long long> remaining_ms) {
                         : std::string{};
 }
 
-// "web1 pid 4242 for another 12s, fence 17, acquired 3s ago", or with --min-hold after the
-// command: "web1 pid 4242 after its command ended 5s ago, for another 55s, ..."
+std::optional<Millis> millis(std::optional<long long> ms) {
+    return ms && *ms >= 0 ? std::optional<Millis>{Millis{*ms}} : std::nullopt;
+}
+
+// "web1 pid 4242 since 3m12s ago, renewed every 10s, fence 17"; for a holder that does not renew,
+// when the lock expires; with --min-hold after the command: "web1 pid 4242, whose command ended
+// 5s ago; --min-hold lets the lock go in 55s, fence 17"
 std::string describe_holder(const HolderState& holder, long long now_ms) {
     std::string text = lock::describe(holder.holder);
-    if (holder.ended_ms) {
-        text += fmt::format(" after its command ended {} ago,",
-                            format_duration(Millis{ms_between(now_ms, *holder.ended_ms)}));
-    }
-    text += for_another(holder.remaining_ms);
+    const auto since = [now_ms](std::optional<long long> time) {
+        return time ? millis(std::max(0LL, ms_between(now_ms, *time))) : std::nullopt;
+    };
+    text += lock::describe_tenure(since(holder.acquired_ms), millis(holder.renew_ms),
+                                  since(holder.ended_ms), Millis{holder.remaining_ms.value_or(0)});
     if (!holder.fence.empty()) {
         text += fmt::format(", fence {}", holder.fence);
     } else if (!holder.not_a_fence.empty()) {
         text += fmt::format(", fence {} (not a fence number)", holder.not_a_fence);
-    }
-    if (holder.acquired_ms) {
-        text += fmt::format(", acquired {} ago",
-                            format_duration(Millis{ms_between(now_ms, *holder.acquired_ms)}));
     }
     return text;
 }
@@ -44,8 +46,10 @@ std::string held_line(const LockState& state) {
     const auto& holders = state.holders;
     if (!holders.empty() && holders.front().classic) {
         return fmt::format("{}: held by a client of the classic algorithm{} (timestamp {} {})",
-                           state.key, for_another(state.remaining_ms), *state.value,
-                           lock::unit_name(state.timestamp->unit));
+                           state.key,
+                           lock::describe_tenure(std::nullopt, std::nullopt, std::nullopt,
+                                                 Millis{state.remaining_ms.value_or(0)}),
+                           *state.value, lock::unit_name(state.timestamp->unit));
     }
     if (!state.semaphore && !holders.empty()) {
         return fmt::format("{}: held by {}", state.key,

@@ -15,7 +15,7 @@ test_a_classic_client_s_lock_is_respected() {
         classic "$unit" 30 try || fail "the classic client ($unit) could not take a free lock"
         run_rlr -n -k job -- touch "$WORK/ran"
         expect_status 75 "behind a classic lock in $unit"
-        expect_contains "$err" "job is held by a client of the classic algorithm for another" "message"
+        expect_contains "$err" "job is held by a client of the classic algorithm, until it expires in" "message"
         run_rlr -k job --status
         expect_contains "$out" "held by a client of the classic algorithm" "--status in $unit"
         expect_contains "$out" " $unit)" "--status shows the unit"

@@ -24,9 +24,9 @@ check_independent() {
     expect_eq "$(owner_pid "$owner1")" "$first" "owner of $key1"
     expect_eq "$(owner_pid "$owner2")" "$second" "owner of $key2"
     run_rlr -k "$key1" --status
-    expect_contains "$out" "$key1: held by $(hostname) pid $first for another" "--status of $key1"
+    expect_contains "$out" "$key1: held by $(hostname) pid $first since" "--status of $key1"
     run_rlr -k "$key2" --status
-    expect_contains "$out" "$key2: held by $(hostname) pid $second for another" "--status of $key2"
+    expect_contains "$out" "$key2: held by $(hostname) pid $second since" "--status of $key2"
     sleep 2 # both renew several times
     touch "$WORK/release"
     exit_of "$first" || fail "$key1: exit $? ($(cat "$WORK/first.err"))"

@@ -10,6 +10,8 @@ REDLOCKRUN=${REDLOCKRUN:?set REDLOCKRUN to the redlockrun binary}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/redlockrun-e2e.XXXXXX")
 SERVER_PIDS=()
 BACKGROUND_PIDS=()
+# A CI system's $CI makes a waiting run say that it waits; tests that want that set it themselves.
+unset CI
 
 # stop_processes PID...: kills them, continuing any that were stopped (SIGSTOP tests) first.
 stop_processes() {

@@ -32,7 +32,8 @@ test_a_short_command_keeps_the_lock_until_min_hold() {
     run_rlr --status -k report
     expect_status 75
     expect_contains "$out" "report: held by $(hostname) pid" "--status"
-    expect_contains "$out" "after its command ended" "--status says the command ended"
+    expect_contains "$out" "whose command ended" "--status says the command ended"
+    expect_contains "$out" "lets the lock go in" "--status says when it is let go"
     run_rlr --status --json -k report
     expect_status 75
     expect_eq "$(/usr/bin/python3 -c 'import json, sys; o = json.load(sys.stdin); print(o["state"], o["expires_ms"], o["holders"][0]["hold_until_ms"])' <<<"$out")" \
@@ -43,6 +44,10 @@ test_a_short_command_keeps_the_lock_until_min_hold() {
     run_rlr -n -k report -- touch "$WORK/ran-second"
     expect_status 75
     expect_contains "$err" "report is held by $(hostname) pid" "busy message"
+    expect_contains "$err" "whose command ended 1" "busy message: the command ended"
+    expect_contains "$err" "lets the lock go in" "busy message: when it is let go"
+    expect_contains "$err" "not running touch " "busy message: what did not run"
+    expect_not_contains "$err" "renewed every" "busy message: a lock kept after its command"
     [ -e "$WORK/ran-second" ] && fail "a second run within --min-hold ran its command"
 
     sleep_until_server_ms $((expiry + 50))

@@ -206,8 +206,9 @@ test_verbose_reports_with_timings() {
     run_rlr -v -k job -- true
     expect_status 0
     expect_contains "$err" "redlockrun: acquired job (fence " "acquire"
-    expect_contains "$err" "the command exited with status 0 after" "command"
-    expect_contains "$err" "redlockrun: released job after " "release"
+    expect_contains "$err" "without waiting, in " "acquire: the time it took to ask"
+    expect_contains "$err" "the command exited with status 0 after running for " "command"
+    expect_contains "$err" "redlockrun: released job after holding it for " "release"
 }
 
 test_a_lock_lost_between_renewals_is_found_at_release() {

@@ -236,6 +236,10 @@ test_another_limit_is_refused_and_changes_nothing() {
     run_rlr -k jobs -n -- touch "$WORK/ran"
     expect_status 75
     expect_contains "$err" "held by 3 holders of a --limit 3 semaphore" "an exclusive run's message"
+    # --no-renew holders: when the first slot frees.
+    expect_contains "$err" "; the first slot frees in " "when a slot frees"
+    expect_not_contains "$err" "renewed every" "not renewed"
+    expect_contains "$err" "not running touch " "the command not run"
     [ -e "$WORK/ran" ] && fail "a refused run ran its command"
     expect_eq "$(database_snapshot)" "$snapshot" "nothing changed"
 }

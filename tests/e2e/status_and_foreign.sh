@@ -17,7 +17,9 @@ test_status_held_by_redlockrun() {
     wait_for "the holder" lock_held job
     run_rlr -k job --status
     expect_status 75
-    expect_contains "$out" "job: held by $(hostname) pid $holder for another " "holder"
+    expect_contains "$out" "job: held by $(hostname) pid $holder since " "holder"
+    expect_contains "$out" "renewed every 13.3s" "renewal"
+    expect_not_contains "$out" "for another" "a lease is no time left"
     expect_contains "$out" "fence $(rcli get '{job}:redlockrun:fence')" "fence"
     kill -TERM "$holder"
     wait "$holder"
@@ -41,7 +43,7 @@ test_status_held_by_a_classic_client_in_either_unit() {
     rcli set job $(( $(server_ms) / 1000 + 60 )) >/dev/null
     run_rlr -k job --status
     expect_status 75
-    expect_contains "$out" "job: held by a client of the classic algorithm for another" "seconds"
+    expect_contains "$out" "job: held by a client of the classic algorithm, until it expires in" "seconds"
     expect_contains "$out" " s)" "unit"
     rcli set job $(( $(server_ms) + 60000 )) >/dev/null
     run_rlr -k job --status

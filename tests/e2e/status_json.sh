@@ -77,8 +77,9 @@ test_status_json_of_a_lock_held_by_redlockrun_matches_the_text() {
     expect_eq "$(json_get 'd["state"], d["limit"], len(d["holders"])')" "('held', 1, 1)" "state"
     expect_eq "$(json_get 'd["holders"][0]["client"], d["holders"][0]["pid"], d["holders"][0]["fence"]')" \
         "('redlockrun', $holder, $fence)" "the holder"
-    expect_contains "$out_text" "job: held by $host pid $holder for another " "text: holder"
-    expect_contains "$out_text" ", fence $fence, acquired " "text: fence"
+    expect_contains "$out_text" "job: held by $host pid $holder since " "text: holder"
+    expect_contains "$out_text" ", renewed every " "text: renewed"
+    expect_contains "$out_text" ", fence $fence" "text: fence"
     expect_eq "$(json_get 'd["expires_ms"] == d["holders"][0]["expires_ms"] == int(d["value"])')" \
         True "expiry = the key's value"
     expect_eq "$(json_get '0 < d["remaining_ms"] <= 40000 and d["remaining_ms"] == d["expires_ms"] - d["server_time_ms"]')" \
@@ -101,7 +102,7 @@ test_status_json_of_a_lock_held_by_a_classic_client() {
     expect_status 75
     expect_eq "$status_text" 75 "text status"
     json_ok
-    expect_contains "$out_text" "job: held by a client of the classic algorithm for another" "text"
+    expect_contains "$out_text" "job: held by a client of the classic algorithm, until it expires in" "text"
     expect_eq "$(json_get 'd["state"], d["value"], d["expires_ms"]')" "('held', '$expiry', $expiry)" "state"
     expect_eq "$(json_get '[(h["client"], h["host"], h["pid"], h["fence"], h["expires_ms"]) for h in d["holders"]]')" \
         "[('classic', None, None, None, $expiry)]" "the holder"
@@ -148,8 +149,9 @@ test_status_json_of_a_lock_held_after_its_command_ended() {
     expect_eq "$(json_get 'd["state"], d["limit"]')" "('held-after-command', 1)" "state"
     expect_eq "$(json_get '[(h["host"], h["pid"], h["fence"], h["acquired_ms"], h["hold_until_ms"], h["command_ended_ms"]) for h in d["holders"]]')" \
         "[('web7', 99, 41, $((now - 5000)), $expiry, $((now - 2000)))]" "the holder"
-    expect_contains "$out_text" "job: held by web7 pid 99 after its command ended 2" "text"
-    expect_contains "$out_text" ", fence 41, acquired 5" "text: fence"
+    expect_contains "$out_text" "job: held by web7 pid 99, whose command ended 2" "text"
+    expect_contains "$out_text" "lets the lock go in " "text: when it is let go"
+    expect_contains "$out_text" ", fence 41" "text: fence"
     expect_not_contains "$out$out_text" s3cret-token "the token"
     # Kept until then, but the command still runs: held.
     rcli hdel '{job}:redlockrun:owner' ended_ms >/dev/null
@@ -177,8 +179,8 @@ test_status_json_of_a_semaphore_lists_its_live_holders() {
     expect_eq "$(json_get '[(h["host"], h["pid"], h["fence"], h["expires_ms"], h["hold_until_ms"], h["command_ended_ms"]) for h in d["holders"]]')" \
         "[('web1', 101, 11, $((now + 20000)), $((now + 20000)), $((now - 500))), ('web2', 202, 12, $expiry, None, None)]" \
         "the live holders, earliest first"
-    expect_contains "$out_text" "sem: held by 2 of 3 holders: web1 pid 101 after its command ended " "text"
-    expect_contains "$out_text" "; web2 pid 202 for another " "text: second holder"
+    expect_contains "$out_text" "sem: held by 2 of 3 holders: web1 pid 101, whose command ended " "text"
+    expect_contains "$out_text" "; web2 pid 202 since " "text: second holder"
     expect_not_contains "$out$out_text" web9 "the crashed holder"
     expect_not_contains "$out$out_text" tok- "the tokens"
     # Every command ended: held after the command.
@@ -205,8 +207,8 @@ test_status_of_a_record_whose_fence_is_not_a_number_in_range() {
         json_ok
         expect_eq "$(json_get '[(h["host"], h["pid"], h["fence"]) for h in d["holders"]]')" \
             "[('web1', 101, None)]" "JSON, fence $fence"
-        expect_contains "$out_text" "sem: held by 1 of 3 holders: web1 pid 101 for another " "text"
-        expect_contains "$out_text" ", fence $fence (not a fence number)," "text, fence $fence"
+        expect_contains "$out_text" "sem: held by 1 of 3 holders: web1 pid 101 since " "text"
+        expect_contains "$out_text" ", fence $fence (not a fence number)" "text, fence $fence"
         expect_not_contains "$out_text" "-9223372036854775808" "text, fence $fence"
     done
     # The exclusive layout holds the fence as text.
@@ -220,8 +222,8 @@ test_status_of_a_record_whose_fence_is_not_a_number_in_range() {
         json_ok
         expect_eq "$(json_get 'd["holders"][0]["fence"]')" null "JSON, fence '$fence'"
         if [ -n "$fence" ]; then
-            expect_contains "$out_text" "job: held by web7 pid 99 for another " "text"
-            expect_contains "$out_text" ", fence $fence (not a fence number)," "text, fence $fence"
+            expect_contains "$out_text" "job: held by web7 pid 99 since " "text"
+            expect_contains "$out_text" ", fence $fence (not a fence number)" "text, fence $fence"
         else
             expect_not_contains "$out_text" "fence" "text, no fence"
         fi

@@ -16,7 +16,12 @@ test_no_wait_on_a_held_lock_is_75_at_once() {
     run_rlr -n -k job -- touch "$WORK/ran"
     expect_status 75
     expect_lt "$elapsed_ms" 5000 "-n returned without waiting"
-    expect_contains "$err" "redlockrun: job is held by $(hostname) pid $holder for another" "message"
+    expect_contains "$err" "redlockrun: job is held by $(hostname) pid $holder since " "message"
+    # The lock is renewed: its lease until the next renewal is no time a reader could use.
+    expect_contains "$err" ", renewed every 10s" "message: renewed"
+    expect_not_contains "$err" "for another" "message: no lease shown as a time left"
+    # Someone reading cron mail must tell that the job did not run.
+    expect_contains "$err" "; not running touch $WORK/ran" "message: the command not run"
     [ -e "$WORK/ran" ] && fail "the command ran without the lock"
     run_rlr -q -n -k job -- true
     expect_status 75
@@ -49,8 +54,73 @@ test_wait_limit_gives_up_with_75() {
     expect_ge "$elapsed_ms" 500 "waited for -w 0.5"
     expect_lt "$elapsed_ms" 10000 "gave up"
     expect_contains "$err" "gave up after waiting" "message"
+    expect_contains "$err" "not running touch $WORK/ran" "message: the command not run"
     [ -e "$WORK/ran" ] && fail "the command ran without the lock"
     touch "$WORK/release-job"
+}
+
+test_a_holder_that_does_not_renew_is_shown_with_its_expiry() {
+    hold job --no-renew -t 40s
+    run_rlr -n -k job -- true
+    expect_status 75
+    expect_contains "$err" "job is held by $(hostname) pid $holder since " "message"
+    expect_contains "$err" "until it expires in " "message: when it expires"
+    expect_not_contains "$err" "renewed every" "message: not renewed"
+    touch "$WORK/release-job"
+}
+
+test_the_command_not_run_is_quoted_escaped_and_shortened() {
+    hold job
+    run_rlr -n -k job -- printf '%s\n' 'two words' $'a\nb'
+    expect_status 75
+    expect_contains "$err" "not running printf '%s\\n' 'two words' 'a\\nb'" "quoted, escaped"
+    expect_eq "$(wc -l <"$WORK/err")" 1 "one line"
+    run_rlr -n -k job -c "echo $(printf 'x%.0s' $(seq 1 300))"
+    expect_status 75
+    expect_contains "$err" "not running sh -c 'echo xxxx" "-c"
+    expect_contains "$err" "..." "shortened"
+    expect_lt "$(wc -c <"$WORK/err")" 400 "a long command is shortened"
+    touch "$WORK/release-job"
+}
+
+# A waiter where someone watches it ($CI set, or a terminal: terminal.sh) says once that it waits,
+# for whom and how long, and when it got the lock; cron (neither) and -q stay quiet.
+waiter_behind_a_short_holder() {
+    # A TTL of 1s makes the waiter ask again every second or so: "once" is more than one answer.
+    hold job -t 1s
+    start_bg waiter "$@" -w 30s -k job -- true
+    sleep 2.5
+    touch "$WORK/release-job"
+    exit_of "$waiter" || fail "the waiter failed: $(cat "$WORK/waiter.err")"
+    exit_of "$holder" || fail "the holder failed"
+    rm -f "$WORK/release-job"
+}
+
+test_a_waiter_under_ci_says_once_that_it_waits_and_when_it_got_the_lock() {
+    export CI=true
+    waiter_behind_a_short_holder
+    unset CI
+    local err
+    err=$(cat "$WORK/waiter.err")
+    expect_contains "$err" "redlockrun: job is held by $(hostname) pid $holder" "whom it waits for"
+    expect_contains "$err" "waiting up to 30s" "that it waits, and how long"
+    expect_eq "$(grep -c "waiting up to" <<<"$err")" 1 "said once"
+    expect_contains "$err" "redlockrun: got job" "that it got the lock"
+    expect_contains "$err" "after waiting 2" "after how long"
+    expect_eq "$(wc -l <<<"$err")" 2 "two lines in all"
+}
+
+test_a_waiter_under_cron_or_with_q_says_nothing() {
+    waiter_behind_a_short_holder
+    expect_eq "$(cat "$WORK/waiter.err")" "" "neither a terminal nor CI"
+    export CI=
+    waiter_behind_a_short_holder
+    unset CI
+    expect_eq "$(cat "$WORK/waiter.err")" "" "an empty \$CI"
+    export CI=true
+    waiter_behind_a_short_holder -q
+    unset CI
+    expect_eq "$(cat "$WORK/waiter.err")" "" "-q"
 }
 
 test_conflict_exit_code() {

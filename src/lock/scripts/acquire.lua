@@ -1,13 +1,17 @@
 -- acquire: ARGV[2] token, ARGV[3] ttl in ms, ARGV[4] unit 's' or 'ms', ARGV[5] host, ARGV[6] pid,
 -- ARGV[7] min-hold in ms (0: none), ARGV[8] limit (1: exclusive, N: a semaphore of N holders),
 -- ARGV[9] waiter id, ARGV[10] how long a busy semaphore waiter keeps its place in the queue without
--- asking again, in ms (0: not queued, as with --no-wait).
+-- asking again, in ms (0: not queued, as with --no-wait), ARGV[11] how often the holder renews,
+-- in ms (0: --no-renew), kept in its record for the messages of those who find the lock held.
 -- {'granted', value, fence, validity_ms}
--- | {'busy', remaining_ms, host, pid, fence, limit ('' if exclusive), holders, recheck_ms, ahead}:
+-- | {'busy', remaining_ms, host, pid, fence, limit ('' if exclusive), holders, recheck_ms, ahead,
+--    held_ms, renew_ms, ended_ago_ms}:
 --   recheck_ms is when to ask again at the latest, as nothing may wake a waiter then (a --min-hold
 --   time); ahead is 0, or, where a semaphore has free slots that are kept for the waiters queued
 --   before this one, how many are queued before it (remaining_ms is then when the first of them
---   loses its place if it does not ask again)
+--   loses its place if it does not ask again); held_ms, renew_ms and ended_ago_ms are how long ago
+--   the holder was granted the lock, how often it renews it ('0': never) and how long ago its
+--   command ended (--min-hold keeps it held), each '' where not known
 -- | {'foreign', type} | {'mismatch', limit}: the semaphore's holders use another limit (nothing
 -- written) | {'exhausted', last_fence}: the fence counter is too large to count on exactly
 -- | {'unreadable_fence', type}: the fence counter holds no number (nothing written for either).
@@ -15,6 +19,7 @@
 local token, ttl_ms, unit = ARGV[2], tonumber(ARGV[3]), ARGV[4]
 local min_hold_ms, limit, waiter_id, keep_ms = tonumber(ARGV[7]), tonumber(ARGV[8]), ARGV[9],
   tonumber(ARGV[10])
+local renew_ms = tonumber(ARGV[11]) or 0
 local hold_until = min_hold_ms > 0 and now_ms + min_hold_ms or 0
 
 local lock = read_lock()
@@ -27,23 +32,47 @@ if held then
   -- An owner record of another type names no holder: the lock is then held as if by a client of
   -- the classic algorithm, until KEY expires and a grant replaces the record.
   owner = call_unless_wrongtype('HMGET', owner_key, 'token', 'value', 'fence', 'host', 'pid',
-                                'limit', 'hold_until_ms') or {}
+                                'limit', 'hold_until_ms', 'acquired_ms', 'renew_ms', 'ended_ms')
+    or {}
+end
+
+-- How long ago a time in a holder's record was, as text: '' for none (a semaphore's record writes
+-- 0 for an end that has not come).
+local function age_text(time)
+  time = tonumber(time)
+  if not time or time <= 0 or time > now_ms then
+    return ''
+  end
+  return string.format('%d', now_ms - time)
+end
+
+-- What is known of a holder's time, as the reply gives it: {how long ago it was granted, how often
+-- it renews ('0': it does not), how long ago its command ended}.
+local function times_of(acquired, renew, ended)
+  renew = tonumber(renew)
+  local renew_text = ''
+  if renew and renew >= 0 and renew < 1e15 then
+    renew_text = string.format('%d', renew)
+  end
+  return {age_text(acquired), renew_text, age_text(ended)}
 end
 
 -- A semaphore waiter keeps its place in the queue while anything keeps it out.
-local function busy(remaining, host, pid, fence, semaphore_limit, holders, recheck, ahead)
+local function busy(remaining, host, pid, fence, semaphore_limit, holders, recheck, ahead, times)
   if limit > 1 then
     local _, member = place_in(live_queue(), waiter_id)
     enqueue(member, waiter_id, keep_ms)
   end
+  times = times or {'', '', ''}
   return {'busy', remaining, host, pid, fence, semaphore_limit or '', holders or 0,
-          recheck or remaining, ahead or 0}
+          recheck or remaining, ahead or 0, times[1], times[2], times[3]}
 end
 
 -- An exclusive redlockrun holder.
 local function busy_exclusive()
   return busy(lock.expiry - now_ms, owner[4], owner[5], owner[3], '', 0,
-              recheck_at(lock.expiry, tonumber(owner[7])) - now_ms)
+              recheck_at(lock.expiry, tonumber(owner[7])) - now_ms, 0,
+              times_of(owner[8], owner[9], owner[10]))
 end
 
 if held and owner[2] ~= lock.value then
@@ -56,7 +85,8 @@ if limit == 1 then
       local holders, count = live_holders()
       local first = first_to_expire(holders) or {}
       return busy(lock.expiry - now_ms, first.host or '', first.pid or '', first.fence or '',
-                  owner[6], count)
+                  owner[6], count, nil, 0,
+                  times_of(first.acquired_ms, first.renew_ms, first.ended_ms))
     end
     if owner[1] == token then
       -- Our own earlier call won, and its answer was lost on the way back.
@@ -74,7 +104,8 @@ if limit == 1 then
   -- waiter for nothing.
   redis.call('DEL', owner_key, wake_key)
   redis.call('HSET', owner_key, 'token', token, 'value', value, 'fence', fence, 'host', ARGV[5],
-             'pid', ARGV[6], 'acquired_ms', string.format('%d', now_ms))
+             'pid', ARGV[6], 'acquired_ms', string.format('%d', now_ms), 'renew_ms',
+             string.format('%d', renew_ms))
   if hold_until > 0 then
     redis.call('HSET', owner_key, 'hold_until_ms', string.format('%d', hold_until))
   end
@@ -116,7 +147,7 @@ if ahead >= free then
   end
   first = first or {}
   return busy(remaining, first.host or '', first.pid or '', first.fence or '', limit, count,
-              recheck, kept_for)
+              recheck, kept_for, times_of(first.acquired_ms, first.renew_ms, first.ended_ms))
 end
 local fence, refusal = next_fence()
 if not fence then
@@ -127,7 +158,8 @@ if not held then
 end
 redis.call('HSET', owner_key, 'limit', string.format('%d', limit))
 local record = {expiry_ms = lease_end(ttl_ms, hold_until), fence = fence, host = ARGV[5],
-                pid = ARGV[6], acquired_ms = now_ms, hold_until_ms = hold_until, ended_ms = 0}
+                pid = ARGV[6], acquired_ms = now_ms, hold_until_ms = hold_until, ended_ms = 0,
+                renew_ms = renew_ms}
 local value = save_holder(token, record, holders, unit)
 leave_queue(member, waiter_id)
 if free > 1 then

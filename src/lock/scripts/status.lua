@@ -1,11 +1,13 @@
 -- status (reads only): {now_ms, type, value, owner value, last fence, limit, n, then for each of the
--- n holders: host, pid, fence, acquired_ms, expires_ms, hold_until_ms, ended_ms}.
+-- n holders: host, pid, fence, acquired_ms, expires_ms, hold_until_ms, ended_ms, renew_ms}.
+-- renew_ms is how often the holder renews: '0' for --no-renew, '' where the record does not say.
 -- type is the lock key's Redis type and value its content if it is a string; the caller decides
 -- free / held / foreign from them, and whether the holders are the key's (owner value = value) or
 -- a client of the classic algorithm wrote the key. '' stands for what is not there. Tokens are
 -- never returned. The owner record has one of two layouts:
 -- - exclusive: the holder's own fields (token, value, fence, host, pid, acquired_ms, and with
---   --min-hold hold_until_ms and, once the command ended, ended_ms); it expires with the key.
+--   renew_ms, with --min-hold hold_until_ms and, once the command ended, ended_ms); it expires
+--   with the key.
 -- - semaphore (--limit): limit, value, and one field 'holder:<token>' per holder holding a cjson
 --   object; a record whose expiry_ms has passed is a holder that crashed, not a holder.
 local kind = redis.call('TYPE', lock_key)['ok']
@@ -37,6 +39,16 @@ local function time_text(time)
     return ''
   end
   return string.format('%d', time)
+end
+
+-- A renewal period in ms as text: '0' for a holder that does not renew, '' for a record that does
+-- not say.
+local function renew_text(period)
+  period = tonumber(period)
+  if not period or period < 0 or period >= 1e15 then
+    return ''
+  end
+  return string.format('%d', period)
 end
 
 -- A field of a semaphore's holder record as text. A number is written in full only if it is a whole
@@ -71,14 +83,16 @@ if owner['limit'] then
                                text_of(holder['fence'], 'fence', record),
                                time_text(holder['acquired_ms']),
                                time_text(holder['expiry_ms']), time_text(holder['hold_until_ms']),
-                               time_text(holder['ended_ms'])})
+                               time_text(holder['ended_ms']),
+                               renew_text(holder['renew_ms'])})
       end
     end
   end
 elseif owner['value'] then
   table.insert(holders, {owner['host'] or '', owner['pid'] or '', owner['fence'] or '',
                          time_text(owner['acquired_ms']), time_text(expiry_ms(owner['value'])),
-                         time_text(owner['hold_until_ms']), time_text(owner['ended_ms'])})
+                         time_text(owner['hold_until_ms']), time_text(owner['ended_ms']),
+                         renew_text(owner['renew_ms'])})
 end
 table.insert(answer, #holders)
 for _, holder in ipairs(holders) do

@@ -137,7 +137,7 @@ TEST_CASE("answers: status snapshot of an exclusive lock") {
     auto snapshot = decode_status(
         array({bulk("1763812345678"), bulk("string"), bulk("1763812375678"), bulk("1763812375678"),
                bulk("9"), bulk(""), integer(1), bulk("web1"), bulk("42"), bulk("9"),
-               bulk("1763812340000"), bulk("1763812375678"), bulk(""), bulk("")}));
+               bulk("1763812340000"), bulk("1763812375678"), bulk(""), bulk(""), bulk("10000")}));
     REQUIRE(snapshot);
     CHECK(snapshot->now_ms == 1763812345678);
     CHECK(snapshot->type == "string");
@@ -154,6 +154,7 @@ TEST_CASE("answers: status snapshot of an exclusive lock") {
     CHECK(holder.expires_ms == 1763812375678);
     CHECK_FALSE(holder.hold_until_ms.has_value());
     CHECK_FALSE(holder.ended_ms.has_value());
+    CHECK(holder.renew_ms == 10000);
 }
 
 TEST_CASE("answers: status snapshot of a free lock and of a semaphore") {
@@ -164,15 +165,15 @@ TEST_CASE("answers: status snapshot of a free lock and of a semaphore") {
     CHECK(free->holders.empty());
     CHECK(free->last_fence.empty());
 
-    auto semaphore =
-        decode_status(array({bulk("1763812345678"), bulk("string"), bulk("1763812375678"),
-                             bulk("1763812375678"), bulk("12"), bulk("3"), integer(2),
-                             // the first holder's command ended; it keeps its place for --min-hold
-                             bulk("web1"), bulk("41"), bulk("11"), bulk("1763812300000"),
-                             bulk("1763812360000"), bulk("1763812360000"), bulk("1763812340000"),
-                             // the second one's runs
-                             bulk("web2"), bulk("42"), bulk("12"), bulk("1763812345000"),
-                             bulk("1763812375678"), bulk(""), bulk("")}));
+    auto semaphore = decode_status(
+        array({bulk("1763812345678"), bulk("string"), bulk("1763812375678"), bulk("1763812375678"),
+               bulk("12"), bulk("3"), integer(2),
+               // the first holder's command ended; it keeps its place for --min-hold
+               bulk("web1"), bulk("41"), bulk("11"), bulk("1763812300000"), bulk("1763812360000"),
+               bulk("1763812360000"), bulk("1763812340000"), bulk("0"),
+               // the second one's runs, and its record does not say how it renews
+               bulk("web2"), bulk("42"), bulk("12"), bulk("1763812345000"), bulk("1763812375678"),
+               bulk(""), bulk(""), bulk("")}));
     REQUIRE(semaphore);
     CHECK(semaphore->limit == 3);
     REQUIRE(semaphore->holders.size() == 2);
@@ -181,6 +182,8 @@ TEST_CASE("answers: status snapshot of a free lock and of a semaphore") {
     CHECK(semaphore->holders[1].holder.host == "web2");
     CHECK(semaphore->holders[1].fence == "12");
     CHECK_FALSE(semaphore->holders[1].ended_ms.has_value());
+    CHECK(semaphore->holders[0].renew_ms == 0);
+    CHECK_FALSE(semaphore->holders[1].renew_ms.has_value());
 }
 
 TEST_CASE("answers: a status whose holders do not add up is refused") {
@@ -199,12 +202,12 @@ TEST_CASE("answers: a status whose holders do not add up is refused") {
         }
         return array(std::move(elements));
     };
-    CHECK(decode_status(with(header(integer(1)), 7)));
-    CHECK_FALSE(decode_status(with(header(integer(1)), 6)));
-    CHECK_FALSE(decode_status(with(header(integer(1)), 8)));
-    CHECK_FALSE(decode_status(with(header(integer(2)), 7)));
+    CHECK(decode_status(with(header(integer(1)), 8)));
+    CHECK_FALSE(decode_status(with(header(integer(1)), 7)));
+    CHECK_FALSE(decode_status(with(header(integer(1)), 9)));
+    CHECK_FALSE(decode_status(with(header(integer(2)), 8)));
     CHECK_FALSE(decode_status(with(header(integer(-1)), 0)));
-    CHECK_FALSE(decode_status(with(header(integer(4611686018427387904)), 7)));
+    CHECK_FALSE(decode_status(with(header(integer(4611686018427387904)), 8)));
     CHECK_FALSE(decode_status(with(header(bulk("x")), 0)));
     CHECK_FALSE(decode_status(with(header(integer(0), "0"), 0)));
     CHECK_FALSE(decode_status(with(header(integer(0), "three"), 0)));
@@ -286,7 +289,7 @@ TEST_CASE("answers: a semaphore's free slot kept for the waiters queued ahead") 
                               bulk("2"), integer(2), integer(27000), integer(0)}));
     REQUIRE(full);
     CHECK(describe_busy("jobs", std::get<Busy>(*full), describe_holder(std::get<Busy>(*full))) ==
-          "jobs is held by 2 holders of a --limit 2 semaphore for another 27s");
+          "jobs is held by 2 holders of a --limit 2 semaphore; the first slot frees in 27s");
     // Waiters ahead of a full semaphore, or a negative count, are not an answer.
     CHECK_FALSE(decode_acquire(array({bulk("busy"), integer(1), bulk(""), bulk(""), bulk(""),
                                       bulk("2"), integer(2), integer(1), integer(1)})));
@@ -303,4 +306,60 @@ TEST_CASE("answers: a release that --min-hold keeps") {
     REQUIRE(plain);
     CHECK_FALSE(std::get<Released>(*plain).kept_for);
     CHECK_FALSE(decode_release(array({bulk("released"), bulk("kept"), bulk("soon")})));
+}
+
+TEST_CASE("answers: a busy lock says how long it has been held and that it is renewed") {
+    const auto busy_with = [](const char* held, const char* renew, const char* ended) {
+        auto answer = decode_acquire(
+            array({bulk("busy"), integer(20000), bulk("vm"), bulk("6604"), bulk("17"), bulk(""),
+                   integer(0), integer(20000), integer(0), bulk(held), bulk(renew), bulk(ended)}));
+        REQUIRE(answer);
+        return std::get<Busy>(*answer);
+    };
+    // Renewed: the lease until the next renewal is no time a reader could use.
+    const Busy renewed = busy_with("192000", "10000", "");
+    CHECK(renewed.held_for == Millis{192000});
+    CHECK(renewed.renew_every == Millis{10000});
+    CHECK_FALSE(renewed.ended_ago);
+    const std::string message = describe_busy("deploy", renewed, describe_holder(renewed));
+    CHECK(message.find("deploy is held by vm pid 6604") != std::string::npos);
+    CHECK(message.find("since 3m12s ago") != std::string::npos);
+    CHECK(message.find("renewed every 10s") != std::string::npos);
+    CHECK(message.find("20s") == std::string::npos);
+
+    // --no-renew: when it expires.
+    const Busy lapsing = busy_with("5000", "0", "");
+    const std::string lapses = describe_busy("deploy", lapsing, describe_holder(lapsing));
+    CHECK(lapses.find("since 5s ago") != std::string::npos);
+    CHECK(lapses.find("expires in 20s") != std::string::npos);
+    CHECK(lapses.find("renewed every") == std::string::npos);
+
+    // --min-hold after the command: that it ended, and when the lock is let go.
+    const Busy kept = busy_with("40000", "10000", "35000");
+    const std::string after = describe_busy("deploy", kept, describe_holder(kept));
+    CHECK(after.find("command ended 35s ago") != std::string::npos);
+    CHECK(after.find("go in 20s") != std::string::npos);
+    CHECK(after.find("renewed every") == std::string::npos);
+
+    // A client of the classic algorithm: when it expires.
+    const Busy classic = busy_with("", "", "");
+    CHECK_FALSE(classic.held_for);
+    const std::string by_classic =
+        describe_busy("deploy", classic, "a client of the classic algorithm");
+    CHECK(by_classic.find("expires in 20s") != std::string::npos);
+
+    // Times that are not durations are not known, not a failure.
+    const Busy odd = busy_with("-5", "x", "1.5");
+    CHECK_FALSE(odd.held_for);
+    CHECK_FALSE(odd.renew_every);
+    CHECK_FALSE(odd.ended_ago);
+
+    // A semaphore renewed by its first holder to free a slot: no lease as a time left.
+    auto semaphore = decode_acquire(
+        array({bulk("busy"), integer(27000), bulk("web1"), bulk("4242"), bulk("17"), bulk("2"),
+               integer(2), integer(27000), integer(0), bulk("3000"), bulk("10000"), bulk("")}));
+    REQUIRE(semaphore);
+    const Busy& s = std::get<Busy>(*semaphore);
+    CHECK(describe_busy("jobs", s, describe_holder(s)) ==
+          "jobs is held by 2 holders of a --limit 2 semaphore, renewed every 10s");
 }

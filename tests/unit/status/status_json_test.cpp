@@ -42,7 +42,8 @@ TEST_CASE("status json: free, never used and after use") {
 TEST_CASE("status json: held by redlockrun, with every holder field") {
     const std::string value = std::to_string(now + 12000);
     auto held = snapshot("string", value, value);
-    held.holders.push_back({{"web1", "4242"}, "17", now - 3000, now + 12000, now + 60000, now - 1});
+    held.holders.push_back(
+        {{"web1", "4242"}, "17", now - 3000, now + 12000, now + 60000, now - 1, {}});
     CHECK(json("job", held) ==
           R"({"key":"job","state":"held-after-command","redis_type":"string",)"
           R"("value":"1763812357000","limit":1,"server_time_ms":1763812345000,)"
@@ -65,8 +66,8 @@ TEST_CASE("status json: held by a classic client, and a semaphore") {
     const std::string value = std::to_string(now + 28000);
     auto semaphore = snapshot("string", value, value);
     semaphore.limit = 3;
-    semaphore.holders.push_back({{"web2", "43"}, "18", now - 1000, now + 28000, {}, {}});
-    semaphore.holders.push_back({{"web1", "42"}, "17", now - 3000, now + 27000, {}, {}});
+    semaphore.holders.push_back({{"web2", "43"}, "18", now - 1000, now + 28000, {}, {}, {}});
+    semaphore.holders.push_back({{"web1", "42"}, "17", now - 3000, now + 27000, {}, {}, {}});
     const std::string text = json("job", semaphore);
     CHECK(text.find(R"("state":"held","redis_type":"string")") != std::string::npos);
     CHECK(text.find(R"("limit":3,)") != std::string::npos);
@@ -88,7 +89,7 @@ TEST_CASE("status json: a foreign key, a key of any bytes, fields that are not n
     const std::string value = std::to_string(now + 1000);
     auto odd = snapshot("string", value, value);
     odd.last_fence = "x";
-    odd.holders.push_back({{"", "12ab"}, "", {}, {}, {}, {}});
+    odd.holders.push_back({{"", "12ab"}, "", {}, {}, {}, {}, {}});
     const std::string text = json("job", odd);
     CHECK(text.find(R"("last_fence":null)") != std::string::npos);
     CHECK(text.find(R"("host":null,"pid":null,"fence":null,"acquired_ms":null,)") !=
@@ -97,7 +98,7 @@ TEST_CASE("status json: a foreign key, a key of any bytes, fields that are not n
     // A fence beyond 2^53 - 1, or negative, is no fence a JSON reader could hold exactly.
     for (const char* fence : {"9007199254740992", "-3"}) {
         CAPTURE(fence);
-        odd.holders = {{{"web1", "42"}, fence, {}, {}, {}, {}}};
+        odd.holders = {{{"web1", "42"}, fence, {}, {}, {}, {}, {}}};
         CHECK(json("job", odd).find(R"("fence":null)") != std::string::npos);
     }
 }

@@ -24,7 +24,7 @@ StatusSnapshot snapshot(std::string type, std::string value, std::string owner_v
     s.owner_value = std::move(owner_value);
     if (!s.owner_value.empty()) {
         s.holders.push_back(
-            {{"web1", "4242"}, "17", now - 3000, std::nullopt, std::nullopt, std::nullopt});
+            {{"web1", "4242"}, "17", now - 3000, std::nullopt, std::nullopt, std::nullopt, 10000});
     }
     s.last_fence = "17";
     return s;
@@ -48,15 +48,30 @@ TEST_CASE("status: free") {
 
 TEST_CASE("status: held by redlockrun or by a classic client") {
     const std::string value = std::to_string(now + 12000);
-    auto ours = describe_status("job", snapshot("string", value, value));
+    auto held = snapshot("string", value, value);
+    auto ours = describe_status("job", held);
     CHECK(ours.exit_status == 75);
-    CHECK(ours.line == "job: held by web1 pid 4242 for another 12s, fence 17, acquired 3s ago");
+    // A renewed lock: how long it has been held, and that it is renewed; its lease until the next
+    // renewal is no time a reader could use.
+    CHECK(ours.line == "job: held by web1 pid 4242 since 3s ago, renewed every 10s, fence 17");
+
+    // --no-renew: when it expires.
+    held.holders.front().renew_ms = 0;
+    const std::string not_renewed = describe_status("job", held).line;
+    CHECK(not_renewed.find("since 3s ago") != std::string::npos);
+    CHECK(not_renewed.find("expires in 12s") != std::string::npos);
+    CHECK(not_renewed.find("renewed every") == std::string::npos);
+
+    // A record that does not say (an older redlockrun): the lease, as a lease.
+    held.holders.front().renew_ms.reset();
+    CHECK(describe_status("job", held).line.find("another 12s unless renewed") !=
+          std::string::npos);
 
     auto classic = describe_status("job", snapshot("string", "1763812375", "other"));
     CHECK(classic.exit_status == 75);
-    CHECK(
-        classic.line ==
-        "job: held by a client of the classic algorithm for another 30s (timestamp 1763812375 s)");
+    CHECK(classic.line.find("held by a client of the classic algorithm") != std::string::npos);
+    CHECK(classic.line.find("expires in 30s") != std::string::npos);
+    CHECK(classic.line.find("(timestamp 1763812375 s)") != std::string::npos);
 }
 
 static lock::HolderRecord record(std::string host, std::string pid, std::string fence,
@@ -66,7 +81,8 @@ static lock::HolderRecord record(std::string host, std::string pid, std::string 
             acquired,
             expires,
             std::nullopt,
-            std::nullopt};
+            std::nullopt,
+            10000};
 }
 
 TEST_CASE("status: held after its command ended, for --min-hold") {
@@ -76,15 +92,16 @@ TEST_CASE("status: held after its command ended, for --min-hold") {
     kept.holders.front().ended_ms = now - 5000;
     auto report = describe_status("job", kept);
     CHECK(report.exit_status == 75);
-    CHECK(report.line == "job: held by web1 pid 4242 after its command ended 5s ago, for another "
-                         "55s, fence 17, acquired 3s ago");
+    CHECK(report.line.find("web1 pid 4242, whose command ended 5s ago") != std::string::npos);
+    CHECK(report.line.find("lets the lock go in 55s") != std::string::npos);
+    CHECK(report.line.find("renewed") == std::string::npos);
     CHECK(interpret_status("job", kept).condition == LockCondition::held_after_command);
 
     // Kept until then, but its command still runs: held as any lock.
     kept.holders.front().ended_ms.reset();
     CHECK(interpret_status("job", kept).condition == LockCondition::held);
     CHECK(describe_status("job", kept).line ==
-          "job: held by web1 pid 4242 for another 55s, fence 17, acquired 3s ago");
+          "job: held by web1 pid 4242 since 3s ago, renewed every 10s, fence 17");
 }
 
 TEST_CASE("status: a semaphore lists every holder, earliest first, with the limit") {
@@ -95,8 +112,8 @@ TEST_CASE("status: a semaphore lists every holder, earliest first, with the limi
                          record("web1", "42", "17", now - 3000, now + 27000)};
     auto report = describe_status("job", semaphore);
     CHECK(report.exit_status == 75);
-    CHECK(report.line == "job: held by 2 of 3 holders: web1 pid 42 for another 27s, fence 17, "
-                         "acquired 3s ago; web2 pid 43 for another 28s, fence 18, acquired 1s ago");
+    CHECK(report.line == "job: held by 2 of 3 holders: web1 pid 42 since 3s ago, renewed every "
+                         "10s, fence 17; web2 pid 43 since 1s ago, renewed every 10s, fence 18");
     CHECK(interpret_status("job", semaphore).condition == LockCondition::held);
 
     // Held after the command only when every holder's command has ended.
@@ -106,8 +123,8 @@ TEST_CASE("status: a semaphore lists every holder, earliest first, with the limi
     CHECK(interpret_status("job", semaphore).condition == LockCondition::held_after_command);
     CHECK(describe_status("job", semaphore).exit_status == 75);
     CHECK(describe_status("job", semaphore)
-              .line.find("web1 pid 42 after its command ended 2s ago, for another 27s") !=
-          std::string::npos);
+              .line.find("web1 pid 42, whose command ended 2s ago; --min-hold lets the lock go in "
+                         "27s") != std::string::npos);
 
     // The key outlives its holders' records: still held, by no one redlockrun knows.
     semaphore.holders.clear();
@@ -126,10 +143,9 @@ TEST_CASE("status: a record's fence that is not a fence number is shown as it is
         REQUIRE(state.holders.size() == 1);
         CHECK(state.holders[0].fence.empty());
         CHECK(state.holders[0].not_a_fence == fence);
-        CHECK(status_line(state) == "job: held by 1 of 3 holders: web1 pid 42 for another 27s, "
-                                    "fence " +
-                                        std::string(fence) +
-                                        " (not a fence number), acquired 3s ago");
+        CHECK(status_line(state) == "job: held by 1 of 3 holders: web1 pid 42 since 3s ago, "
+                                    "renewed every 10s, fence " +
+                                        std::string(fence) + " (not a fence number)");
     }
     semaphore.holders = {record("web1", "42", "9007199254740991", now - 3000, now + 27000)};
     CHECK(interpret_status("job", semaphore).holders[0].fence == "9007199254740991");
@@ -144,7 +160,8 @@ TEST_CASE("status: a key overwritten by a classic client is not its old owner's"
     CHECK(state.holders.front().classic);
     CHECK(state.holders.front().remaining_ms == 9000);
     CHECK(describe_status("job", overwritten)
-              .line.starts_with("job: held by a client of the classic algorithm for another 9s"));
+              .line.starts_with("job: held by a client of the classic algorithm, until it expires "
+                                "in 9s"));
 }
 
 TEST_CASE("status: times from Redis that make no sense still give a line") {
