@@ -151,8 +151,11 @@ Declarations::Declarations() {
     url = value("-u,--url", "<url>", InConfigFile::yes,
                 "redis://[[user:]password@]host[:port][/db],\nrediss://... (TLS), "
                 "unix:///path[?db=N], or\nredis-sentinel://host[:port][,host[:port]...]\n"
-                "[/db]#master (rediss-sentinel:// for TLS);\ndefault: $REDLOCKRUN_URL, then "
-                "$REDIS_URL,\nthen the config files, then\nredis://127.0.0.1:6379",
+                "[/db]#master (rediss-sentinel:// for TLS);\ndefault: $REDLOCKRUN_URL, then the "
+                "config\nfiles, then $REDIS_URL, then\nredis://127.0.0.1:6379. The password: "
+                "from\n--password-file, else --url, else\n$REDLOCKRUN_URL, else "
+                "$REDISCLI_AUTH, else\nthe config files, else $REDIS_URL (a URL's\n"
+                "password only if that URL is used)",
                 &OptionText::url);
     value("--password-file", "<file>", InConfigFile::yes,
           "read the password from <file> (or set\n$REDISCLI_AUTH); never put one on the\n"
