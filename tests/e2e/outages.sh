@@ -121,7 +121,7 @@ test_a_signal_ends_a_wait_while_redis_is_down() {
 
 # A run with -w whose Redis is restarting, or not started yet (a CI step's), waits for it, as it
 # would across a restart in the middle of its wait.
-test_with_w_the_first_connection_waits_for_a_server_that_starts() {
+test_with_w_a_server_that_starts_is_waited_for() {
     start_redis OWN
     local port=$OWN_PORT
     crash_redis
@@ -141,9 +141,24 @@ test_with_w_the_first_connection_waits_for_a_server_that_starts() {
     expect_eq "$(rcli exists job)" 0 "released"
 }
 
+# A server that accepts connections but does not answer (stopped, or busy starting) is waited for
+# too: each attempt is given --connect-timeout.
+test_with_w_a_silent_server_is_waited_for() {
+    use_own_server
+    kill -STOP "$OWN_PID"
+    start_bg runner -v --connect-timeout 300ms -w 10s -k job -- touch "$WORK/ran"
+    sleep 1.5
+    [ -e "$WORK/ran" ] && fail "the command ran while the server did not answer"
+    kill -CONT "$OWN_PID"
+    exit_of "$runner"
+    expect_eq "$?" 0 "the run's exit status ($(cat "$WORK/runner.err"))"
+    [ -e "$WORK/ran" ] || fail "the command did not run"
+    expect_contains "$(cat "$WORK/runner.err")" "did not answer within 300ms; trying again until -w's 10s are up" "-v says it retries, and why"
+}
+
 # Nothing listens for the whole wait: 69 once -w is up (the lock was never seen busy, so not 75),
 # saying for how long Redis was unreachable.
-test_with_w_a_server_that_never_comes_is_69_after_the_wait() {
+test_with_w_no_server_is_69_after_the_wait() {
     start_redis OWN
     crash_redis
     export REDLOCKRUN_URL="redis://127.0.0.1:$OWN_PORT"
