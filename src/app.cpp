@@ -52,6 +52,7 @@ int act(int argc, char** argv, const ConfigPlaces& places, Logger& log) {
     for (const auto& warning : settings->warnings) {
         log.notice("{}", warning);
     }
+    log.info("{}", redis::describe_connection(*settings));
     const auto format = options.json ? StatusFormat::json : StatusFormat::text;
     if (options.list_pattern) {
         return list_locks(*options.list_pattern, format, *settings);

@@ -25,6 +25,16 @@ bool unreachable(const CallFailure& failure) {
            failure.kind == CallFailure::Kind::redirected;   // Cluster nodes that disagree, still
 }
 
+// Failures of the run's first request that a wait with -w rides out: what a server restarting, or
+// not yet started, looks like (a CI step whose Redis restarts for a few seconds must wait, not
+// fail). Not a name that does not resolve, a refused login or a TLS certificate that is not
+// accepted: no wait mends those, and the user should hear of them at once.
+bool may_be_restarting(const CallFailure& failure) {
+    return failure.kind == CallFailure::Kind::timed_out ||
+           failure.kind == CallFailure::Kind::loading ||
+           (failure.kind == CallFailure::Kind::connect && failure.no_server_answered);
+}
+
 // Failures after which the acquire may have run on the server, granting the lock, with only its
 // reply lost: the request went out on a connection that then broke or spoke garbage. A new
 // connection is then worth one try. Not after a timeout: a server that does not answer would be
@@ -102,7 +112,8 @@ WaitOutcome Waiter::run() {
                 lock_.give_up_waiting(failure);
                 return Stopped{interruptions_.stop()};
             }
-            if (!answered_ || !may_wait_ || !unreachable(failure)) {
+            if (!may_wait_ || !unreachable(failure) ||
+                (!answered_ && !(policy_.limit && may_be_restarting(failure)))) {
                 fail(failure, redis::exit_status_of(failure), failure.message);
             }
             if (auto stopped = ride_out(failure)) {
@@ -247,7 +258,12 @@ std::optional<Stopped> Waiter::ride_out(const CallFailure& failure) {
     if (!unreachable_since_) {
         unreachable_since_ = now;
         reconnect_delay_ = policy_.first_reconnect_delay;
-        log_.info("{}; reconnecting, to keep waiting for {}", failure.message, key());
+        if (answered_) {
+            log_.info("{}; reconnecting, to keep waiting for {}", failure.message, key());
+        } else {
+            log_.info("{}; trying again until -w's {} are up, as Redis may be restarting",
+                      failure.message, format_duration(*policy_.limit));
+        }
     } else if (!outage_noticed_ && now - *unreachable_since_ >= policy_.outage_notice_after) {
         outage_noticed_ = true;
         log_.notice("Redis has been unreachable for {} while waiting for {} ({}); still trying",

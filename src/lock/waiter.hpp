@@ -9,8 +9,10 @@
 // paused, the machine stalled) is released, if it is still ours, and waited for again.
 //
 // A wait survives a lost connection or a restarted server: once Redis has answered, a broken
-// connection is reconnected with jittered backoff for as long as the wait allows. Only the run's
-// first request fails at once.
+// connection is reconnected with jittered backoff for as long as the wait allows. The run's first
+// request is tried again so too, within -w only, when the server refused the connection, did not
+// answer or is LOADING (a CI step whose Redis restarts should wait, not fail); without -w, and for
+// a name that does not resolve, a refused login or a TLS failure, it fails at once.
 #pragma once
 
 #include "base/clock.hpp"
@@ -81,12 +83,12 @@ struct Interruptions {
     std::function<void(Millis)> pause;
 };
 
-// Redis failures before Redis has answered once, and errors it answers with, end the run:
-// Fatal(unavailable); so does a fence counter that is used up. A wait that runs out while Redis is
-// unreachable is Fatal(unavailable) too, saying for how long it was. A wait abandoned for a signal
-// leaves nothing behind (LockClient::give_up_waiting). Whatever ends a semaphore's wait without the
-// lock, its waiter leaves the queue, passing on a wake-up it was sent; after a failure that is
-// given parting_call_limit, and a place not given up lapses by itself.
+// Redis failures before Redis has answered once (but for those above, within -w), and errors it
+// answers with, end the run: Fatal(unavailable); so does a fence counter that is used up. A wait
+// that runs out while Redis is unreachable is Fatal(unavailable) too, saying for how long it was. A
+// wait abandoned for a signal leaves nothing behind (LockClient::give_up_waiting). Whatever ends a
+// semaphore's wait without the lock, its waiter leaves the queue, passing on a wake-up it was sent;
+// after a failure that is given parting_call_limit, and a place not given up lapses by itself.
 WaitOutcome acquire_lock(LockClient& lock, const WaitPolicy& policy,
                          const Interruptions& interruptions, const Logger& log);
 

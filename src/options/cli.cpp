@@ -111,7 +111,8 @@ Declarations::Declarations() {
           &OptionText::key);
     flag("-n,--no-wait,--nb", "fail at once if the lock is held", &OptionText::no_wait);
     value("-w,--wait", "<duration>", InConfigFile::yes,
-          "give up after waiting this long\n(0: same as -n; default: wait forever)",
+          "give up after waiting this long, for the lock\nor for Redis at start (0: same as "
+          "-n;\ndefault: wait forever)",
           &OptionText::wait);
     value(
         "-t,--ttl", "<duration>", InConfigFile::yes,
@@ -151,8 +152,11 @@ Declarations::Declarations() {
     url = value("-u,--url", "<url>", InConfigFile::yes,
                 "redis://[[user:]password@]host[:port][/db],\nrediss://... (TLS), "
                 "unix:///path[?db=N], or\nredis-sentinel://host[:port][,host[:port]...]\n"
-                "[/db]#master (rediss-sentinel:// for TLS);\ndefault: $REDLOCKRUN_URL, then "
-                "$REDIS_URL,\nthen the config files, then\nredis://127.0.0.1:6379",
+                "[/db]#master (rediss-sentinel:// for TLS);\ndefault: $REDLOCKRUN_URL, then the "
+                "config\nfiles, then $REDIS_URL, then\nredis://127.0.0.1:6379. The password: "
+                "from\n--password-file, else --url, else\n$REDLOCKRUN_URL, else "
+                "$REDISCLI_AUTH, else\nthe config files, else $REDIS_URL (a URL's\n"
+                "password only if that URL is used)",
                 &OptionText::url);
     value("--password-file", "<file>", InConfigFile::yes,
           "read the password from <file> (or set\n$REDISCLI_AUTH); never put one on the\n"
@@ -199,8 +203,8 @@ Declarations::Declarations() {
     flag("-q,--quiet", "no message when the lock is busy, nor that a\nrun waits and got it",
          &OptionText::quiet);
     flag("-v,--verbose",
-         "report waiting, acquiring, renewing, releasing\nand forwarded signals, each with what it "
-         "timed",
+         "name the server and where its URL came from;\nreport waiting, acquiring, renewing, "
+         "releasing\nand forwarded signals, each with what it timed",
          &OptionText::verbose);
     stop("-h,--help", "display this help", [] { throw CLI::CallForHelp(); });
     stop("-V,--version", "display version", [] { throw CLI::CallForVersion(); });

@@ -54,11 +54,14 @@ Expected<bool, CallFailure> Connection::connect(const CallOptions& options) {
             failure.kind == ConnectFailure::Kind::timed_out
                 ? fmt::format("{} within {}", failure.message, format_duration(deadline - started))
                 : failure.message;
-        return unexpected(fail(failure.kind == ConnectFailure::Kind::system
-                                   ? CallFailure::Kind::system
-                                   : CallFailure::Kind::connect,
-                               fmt::format("cannot connect to Redis at {}: {}",
-                                           settings_.endpoint.display(), reason)));
+        CallFailure call_failure =
+            fail(failure.kind == ConnectFailure::Kind::system ? CallFailure::Kind::system
+                                                              : CallFailure::Kind::connect,
+                 fmt::format("cannot connect to Redis at {} ({}): {}", settings_.endpoint.display(),
+                             describe_url_source(settings_.url_source), reason));
+        call_failure.no_server_answered =
+            failure.refused || failure.kind == ConnectFailure::Kind::timed_out;
+        return unexpected(std::move(call_failure));
     }
     stream_ = std::move(*stream);
     decoder_ = std::make_unique<ReplyDecoder>();

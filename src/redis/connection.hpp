@@ -78,6 +78,9 @@ struct CallFailure {
     // The connection had answered earlier calls: it broke, or stalled, after working. Only then is
     // another attempt worth making; the connection has made one already if it broke (closed, io).
     bool connection_had_worked = false;
+    // connect: nothing listened at the address, or nothing answered in time, as while a server
+    // restarts; not a name that does not resolve, nor a TLS handshake that failed.
+    bool no_server_answered = false;
 };
 
 // The exit status for a failure that ends the run: 71 (os_error) when this machine ran out of a

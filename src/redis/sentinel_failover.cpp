@@ -126,6 +126,7 @@ Expected<HostPort, CallFailure> Connection::ask_sentinels(const CallOptions& opt
             settings.endpoint.user = settings_.sentinel_user;
             settings.endpoint.password = settings_.sentinel_password;
             settings.connect_timeout = settings_.connect_timeout;
+            settings.url_source = settings_.url_source; // the sentinels are the URL's
             settings.tls = settings_.tls;
             sentinel_ = std::make_unique<Connection>(std::move(settings), wakeup_);
             sentinel_index_ = index;

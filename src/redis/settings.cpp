@@ -157,8 +157,8 @@ Expected<bool, std::string> set_up_tls(const ConnectionRequest& request,
     return true;
 }
 
-// One of the places connection settings come from, in the order they win: the command line, the
-// environment, each config file.
+// One of the places connection settings come from, in the order they win: the command line,
+// $REDLOCKRUN_URL and $REDISCLI_AUTH, each config file, $REDIS_URL.
 struct Place {
     std::optional<Setting> url;
     std::optional<Setting> password_file;
@@ -178,7 +178,7 @@ std::vector<Place> places_in_order(const ConnectionRequest& request,
         return Setting{value, fmt::format("${}", name)};
     };
     std::vector<Place> places;
-    places.reserve(2 + request.files.size());
+    places.reserve(3 + request.files.size());
     Place& command_line = places.emplace_back();
     if (request.url) {
         command_line.url = Setting{*request.url, "--url"};
@@ -195,9 +195,6 @@ std::vector<Place> places_in_order(const ConnectionRequest& request,
     }
     Place& environment_place = places.emplace_back();
     environment_place.url = variable("REDLOCKRUN_URL");
-    if (!environment_place.url) {
-        environment_place.url = variable("REDIS_URL");
-    }
     environment_place.password = variable("REDISCLI_AUTH");
     environment_place.sentinel_user = variable("REDLOCKRUN_SENTINEL_USER");
     environment_place.sentinel_password = variable("REDLOCKRUN_SENTINEL_PASSWORD");
@@ -205,6 +202,10 @@ std::vector<Place> places_in_order(const ConnectionRequest& request,
         places.push_back(Place{file.url, file.password_file, std::nullopt, file.sentinel_user,
                                file.sentinel_password_file, std::nullopt});
     }
+    // Applications set $REDIS_URL for their own Redis, not for locks: a fleet's config file wins
+    // over it, or one host could lock on another server than the others and exclude nobody.
+    places.push_back(Place{variable("REDIS_URL"), std::nullopt, std::nullopt, std::nullopt,
+                           std::nullopt, std::nullopt});
     return places;
 }
 
@@ -320,14 +321,17 @@ Expected<ConnectionSettings, std::string> resolve_settings(const ConnectionReque
                 settings.warnings.push_back(std::move(*warning));
             }
             settings.endpoint.password = std::move(*password);
+            settings.password_source = place->password_file->origin;
             break;
         }
         if (place == url_place && url_password) {
             settings.endpoint.password = url_password;
+            settings.password_source = "the URL";
             break;
         }
         if (place->password) {
             settings.endpoint.password = place->password->value;
+            settings.password_source = place->password->origin;
             break;
         }
     }
@@ -341,6 +345,21 @@ Expected<ConnectionSettings, std::string> resolve_settings(const ConnectionReque
         return unexpected(sentinels.error());
     }
     return settings;
+}
+
+std::string describe_url_source(const std::string& url_source) {
+    if (url_source == "default") {
+        return "the default URL; set --url, $REDLOCKRUN_URL or url in a config file";
+    }
+    return fmt::format("the URL from {}", url_source);
+}
+
+std::string describe_connection(const ConnectionSettings& settings) {
+    return fmt::format("using Redis at {} ({}); {}", settings.endpoint.display(),
+                       describe_url_source(settings.url_source),
+                       settings.password_source.empty()
+                           ? std::string("no password")
+                           : fmt::format("password from {}", settings.password_source));
 }
 
 } // namespace redlockrun::redis

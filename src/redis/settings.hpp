@@ -1,8 +1,13 @@
 // How to reach Redis, resolved from the command line, the environment and the config files, each
-// setting from the first of these that gives it (DESIGN.md §10):
-//   URL       --url, else $REDLOCKRUN_URL, else $REDIS_URL, else the config files' url, else
-//             redis://127.0.0.1:6379
-//   password  from the first of those places that gives one: its password file, else the password
+// setting from the first of these places that gives it (DESIGN.md §10):
+//   1. the command line (--url, --password-file)
+//   2. $REDLOCKRUN_URL and $REDISCLI_AUTH
+//   3. the config files, the user's before the system's (url, password-file)
+//   4. $REDIS_URL, which applications set for their own Redis: below the config files, so that a
+//      fleet's file is not overruled by an application's variable that happens to be set
+//   5. redis://127.0.0.1:6379
+//   URL       the first place's that gives one
+//   password  the first place's that says anything about it: its password file, else the password
 //             in its URL (only if that URL is the one used), else ($REDISCLI_AUTH) the password
 //   TLS       rediss:// URLs, with the --tls-* files read up front; a config file's tls-* entries
 //             fill in what the command line leaves out, and only for a rediss:// URL
@@ -29,6 +34,9 @@ struct ConnectionSettings {
     Endpoint endpoint;                  // its password is the resolved one
     Millis connect_timeout{5000};       // bounds connecting, and each request's reply
     std::string url_source = "default"; // "--url", "$REDIS_URL"... for messages
+    // Where the password came from, for -v: "--password-file", "$REDISCLI_AUTH", "the URL" (the
+    // one used), "/etc/redlockrun.conf, line 2: password-file"; empty: none is sent.
+    std::string password_source;
     bool password_from_command_line = false;
     // A Sentinel URL's: how to log in to the sentinels (none: they need no login).
     std::string sentinel_user;
@@ -64,5 +72,12 @@ using Environment = std::function<const char*(const char* name)>;
 // Fatal(os_error) if the system runs out of descriptors or memory while reading one.
 Expected<ConnectionSettings, std::string> resolve_settings(const ConnectionRequest& request,
                                                            const Environment& environment);
+
+// Where the URL came from, to follow the server in a message: "the URL from $REDIS_URL", or for
+// the default one, how to name another.
+std::string describe_url_source(const std::string& url_source);
+
+// The server and where its URL and password came from, for -v; never the password itself.
+std::string describe_connection(const ConnectionSettings& settings);
 
 } // namespace redlockrun::redis

@@ -79,6 +79,14 @@ ConnectFailure system_call_failure(int error) {
                    std::strerror(error));
 }
 
+// A connect() that failed with `error`. Redis removes its Unix socket when it stops, so a missing
+// one is refused too.
+ConnectFailure refused_or_failed(int family, int error) {
+    ConnectFailure result = system_call_failure(error);
+    result.refused = error == ECONNREFUSED || (family == AF_UNIX && error == ENOENT);
+    return result;
+}
+
 // Starts a non-blocking connect and waits for it to finish.
 ConnectResult connect_address(int family, const sockaddr* address, socklen_t length,
                               const Deadline& deadline, const Wakeup* wakeup) {
@@ -95,7 +103,7 @@ ConnectResult connect_address(int family, const sockaddr* address, socklen_t len
         return fd;
     }
     if (errno != EINPROGRESS && errno != EAGAIN && errno != EINTR) {
-        return unexpected(system_call_failure(errno));
+        return unexpected(refused_or_failed(family, errno));
     }
     switch (wait_ready(fd.get(), POLLOUT, deadline, wakeup)) {
     case Readiness::timed_out:
@@ -111,7 +119,7 @@ ConnectResult connect_address(int family, const sockaddr* address, socklen_t len
         error = errno;
     }
     if (error != 0) {
-        return unexpected(failure(ConnectFailure::Kind::failed, std::strerror(error)));
+        return unexpected(refused_or_failed(family, error));
     }
     return fd;
 }

@@ -54,6 +54,9 @@ struct ConnectFailure {
     // "connection refused", "no such host"...; for timed_out, what did not come in time ("no
     // answer"), which the caller completes with the time it waited.
     std::string message;
+    // failed: nothing listens at the address (the connection was refused, or a Unix socket is
+    // missing), as while a server restarts; unlike a name that does not resolve or a TLS failure.
+    bool refused = false;
 };
 
 // Whether errno says that this machine ran out of a resource (descriptors, memory, buffers): the

@@ -8,7 +8,9 @@
 - the exit statuses of the man page's EXIT STATUS table, of --help and of src/base/exit_status.hpp are
   the same, and so are the option defaults that --help and the man page state;
 - the man page's version and the RPM spec's are the binary's;
-- the commands the man page tells ACL users to allow are those the Lua scripts call.
+- the commands the man page tells ACL users to allow are those the Lua scripts call;
+- --help's --url entry, the man page's Precedence and the README's give the same order of the
+  places the server comes from.
 
 Prints one line per problem, naming the file and what is missing, and exits 1 if there is any.
 """
@@ -194,6 +196,40 @@ def commands_in_acl_paragraph(page):
     return set(re.findall(r"\b[A-Z]{3,}\b", paragraph))
 
 
+# Where the server comes from, highest first: one order in every document (README, man page, --help).
+URL_PLACES = ["--url", "REDLOCKRUN_URL", "config files", "REDIS_URL", "redis://127.0.0.1:6379"]
+
+
+def places_in_order(where, text, places):
+    """The problem, if any, with the order `text` names `places` in (each at its first mention)."""
+    text = " ".join(text.replace("$", "").split())
+    positions = {place: text.find(place) for place in places}
+    missing = [place for place, at in positions.items() if at < 0]
+    if missing:
+        problem(f"{where}: does not name {', '.join(missing)} where it says which server is used")
+        return
+    stated = sorted(places, key=positions.get)
+    if stated != places:
+        problem(f"{where}: names the server's places in the order {stated}, not {places}")
+
+
+def check_url_precedence(help_text, entries, page, readme):
+    url_help = [text for names, text in entries if "--url" in names]
+    default = url_help[0].partition("default:")[2] if url_help else ""
+    places_in_order("--help's --url", default, URL_PLACES[1:])
+    man = re.search(r"^\.B Precedence\.\n(.*?)^\.RE$", page, re.S | re.M)
+    if not man:
+        problem("redlockrun.1: no Precedence paragraph (.B Precedence. and a list)")
+    else:
+        lines = [plain_roff(re.sub(r"^\.[A-Z]{1,2}\s+", "", l)) for l in man.group(1).splitlines()]
+        places_in_order("redlockrun.1's Precedence", " ".join(lines), URL_PLACES)
+    paragraph = re.search(r"^\*\*Precedence\.\*\*(.*?)(?:\n\n|\Z)", readme, re.S | re.M)
+    if not paragraph:
+        problem("README.md: no **Precedence.** paragraph")
+    else:
+        places_in_order("README.md's Precedence", paragraph.group(1), URL_PLACES)
+
+
 def main():
     binary, source = sys.argv[1], Path(sys.argv[2])
     run = subprocess.run([binary, "--help"], capture_output=True, text=True)
@@ -275,6 +311,8 @@ def main():
             problem(f"{man_path.name}: the scripts call {command}, which the ACL list lacks")
         for command in sorted(listed - called):
             problem(f"{man_path.name}: the ACL list names {command}, which no script calls")
+
+    check_url_precedence(help_text, entries, page, (source / "README.md").read_text())
 
     # Completions.
     completions = {

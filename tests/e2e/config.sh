@@ -100,6 +100,50 @@ test_config_replaces_both_files() {
     rm -f "$SYSTEM_CONFIG"
 }
 
+# Applications set $REDIS_URL for their own Redis: a config file's url wins over it, so that every
+# host of a fleet locks on the fleet's server; $REDLOCKRUN_URL and --url still win over the file.
+# -v and a connection error name where the URL came from, and -v which password was used.
+test_a_config_files_url_wins_over_redis_url() {
+    export XDG_CONFIG_HOME="$WORK/xdg"
+    unset REDLOCKRUN_URL
+    export REDIS_URL="redis://127.0.0.1:$REDIS_PORT"
+    write_user_config "# the fleet's server
+url = redis://127.0.0.1:$USER_PORT"
+    run_rlr -v -k i -- true
+    expect_status 0
+    expect_eq "$(server_of i)" USER "the file's server, not \$REDIS_URL's"
+    expect_contains "$err" "redlockrun: using Redis at 127.0.0.1:$USER_PORT (the URL from $WORK/xdg/redlockrun/config, line 2: url); no password" "-v names the server and the URL's origin"
+    REDLOCKRUN_URL="redis://127.0.0.1:$CMD_PORT" run_rlr -v -k j -- true
+    expect_status 0
+    expect_eq "$(server_of j)" CMD "\$REDLOCKRUN_URL over the file"
+    expect_contains "$err" "(the URL from \$REDLOCKRUN_URL)" "-v names \$REDLOCKRUN_URL"
+    run_rlr -u "redis://127.0.0.1:$SYS_PORT" -k k -- true
+    expect_eq "$(server_of k)" SYS "--url over the file"
+
+    rm -f "$WORK/xdg/redlockrun/config"
+    REDISCLI_AUTH='correct horse battery' REDIS_URL="redis://127.0.0.1:$SECURE_PORT" run_rlr -v -k l -- true
+    expect_status 0 "\$REDIS_URL without a file"
+    expect_contains "$err" "redlockrun: using Redis at 127.0.0.1:$SECURE_PORT (the URL from \$REDIS_URL); password from \$REDISCLI_AUTH" "-v names the password's origin"
+    expect_not_contains "$err" "horse" "-v never shows the password"
+    redis-cli -p "$SECURE_PORT" --no-auth-warning -a 'correct horse battery' flushall >/dev/null
+
+    local port=$((REDIS_PORT + 1))
+    write_user_config "url = redis://127.0.0.1:$port"
+    run_rlr -k m -- touch "$WORK/ran"
+    expect_status 69
+    expect_eq "$err" "redlockrun: cannot connect to Redis at 127.0.0.1:$port (the URL from $WORK/xdg/redlockrun/config, line 1: url): Connection refused" "the error names the file and line"
+    unset REDIS_URL
+    rm -f "$WORK/xdg/redlockrun/config"
+    run_rlr -u "redis://127.0.0.1:$port" -k m -- touch "$WORK/ran"
+    expect_contains "$err" "(the URL from --url)" "the error names --url"
+    XDG_CONFIG_HOME="$WORK/nothing" run_rlr -k m -- touch "$WORK/ran"
+    if [ "$status" = 69 ]; then # nothing listens on the default port on this machine
+        expect_contains "$err" "cannot connect to Redis at 127.0.0.1:6379 (the default URL; set --url, \$REDLOCKRUN_URL or url in a config file)" "the error names the default"
+    fi
+    [ -e "$WORK/ran" ] && fail "the command ran"
+    flush_all
+}
+
 # Missing default files are fine: only --config's must exist.
 test_missing_default_files_are_fine() {
     local REDLOCKRUN=$SYSCONF_BINARY

@@ -404,13 +404,13 @@ test_running_out_of_file_descriptors_is_71() {
     # Standard input, output and error, and the signal pipe's two ends: no room for the socket.
     with_open_files 5 -k job -- touch "$WORK/ran"
     expect_status 71 "connecting"
-    expect_eq "$err" "redlockrun: cannot connect to Redis at 127.0.0.1:$REDIS_PORT: Too many open files" "message"
+    expect_eq "$err" "redlockrun: cannot connect to Redis at 127.0.0.1:$REDIS_PORT (the URL from \$REDLOCKRUN_URL): Too many open files" "message"
     with_open_files 5 -u "unix://$REDIS_SOCK" -k job -- touch "$WORK/ran"
     expect_status 71 "connecting to a unix socket"
     # The resolver cannot open /etc/hosts either, and calls the name unknown.
     with_open_files 5 -u "redis://localhost:$REDIS_PORT" -k job -- touch "$WORK/ran"
     expect_status 71 "resolving a host name"
-    expect_eq "$err" "redlockrun: cannot connect to Redis at localhost:$REDIS_PORT: Too many open files" "message"
+    expect_eq "$err" "redlockrun: cannot connect to Redis at localhost:$REDIS_PORT (the URL from --url): Too many open files" "message"
     # --status and the file options cannot be reached with no descriptor free: the dynamic loader
     # needs one to start the binary. The unit tests (settings, status_report) cover them in-process.
     [ -e "$WORK/ran" ] && fail "the command ran"

@@ -148,7 +148,10 @@ test_a_certificate_from_an_unknown_ca_is_refused() {
     before_each
     run_rlr -u "$TLS_URL" -k job -- touch "$WORK/ran"
     expect_status 69 "the system's CAs do not know the test CA"
-    expect_contains "$err" "cannot connect to Redis at 127.0.0.1:$TLS_PORT: the server's certificate was not accepted: self-signed certificate in certificate chain (see --tls-ca-file)" "message"
+    run_rlr -u "$TLS_URL" -w 10s -k job -- touch "$WORK/ran"
+    expect_status 69 "with -w"
+    expect_lt "$elapsed_ms" 3000 "with -w, at once: no wait mends a certificate"
+    expect_contains "$err" "cannot connect to Redis at 127.0.0.1:$TLS_PORT (the URL from --url): the server's certificate was not accepted: self-signed certificate in certificate chain (see --tls-ca-file)" "message"
     run_rlr -u "$TLS_URL" --tls-ca-file "$PKI/other-ca.crt" -k job -- touch "$WORK/ran"
     expect_status 69 "another CA"
     expect_contains "$err" "certificate was not accepted" "message"
@@ -237,7 +240,7 @@ test_a_stalled_tls_server_times_out_in_the_handshake() {
     run_rlr -u "$TLS_URL" "${CA[@]}" --connect-timeout 300ms -k job -- true
     kill -CONT "$TLS_PID"
     expect_status 69
-    expect_contains "$err" "cannot connect to Redis at 127.0.0.1:$TLS_PORT: no answer to the TLS handshake within 300ms" "message"
+    expect_contains "$err" "cannot connect to Redis at 127.0.0.1:$TLS_PORT (the URL from --url): no answer to the TLS handshake within 300ms" "message"
 }
 
 # OpenSSL is loaded only for rediss:// (src/redis/openssl_loader.cpp): a plain run maps neither

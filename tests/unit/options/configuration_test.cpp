@@ -1,6 +1,7 @@
 #include "base/fatal.hpp"
 #include "options/cli.hpp"
 #include "options/configuration.hpp"
+#include "redis/settings.hpp"
 #include "temp_dir.hpp"
 
 #include <doctest/doctest.h>
@@ -8,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <initializer_list>
+#include <map>
 #include <string>
 #include <sys/stat.h>
 #include <vector>
@@ -150,6 +152,41 @@ TEST_CASE("configure: connection settings are kept per file, for redis/settings.
     CHECK(options.config_files[1].url->origin == places.system_file.value() + ", line 1: url");
     CHECK(options.config_files[1].tls.ca_file == "/ca.pem");
     CHECK_FALSE(options.url.has_value());
+}
+
+// From the files to the server used: what configure() keeps of each file, resolved with the
+// environment as a run resolves it.
+TEST_CASE("configure: a file's url wins over $REDIS_URL, not over $REDLOCKRUN_URL or --url") {
+    TempDir dir;
+    ConfigPlaces places;
+    places.system_file = dir.write("system", "ttl = 9s\nurl = redis://fleet:6379\n", 0644);
+    std::map<std::string, std::string> variables{{"REDIS_URL", "redis://application:6379"}};
+    const redis::Environment environment = [&variables](const char* name) -> const char* {
+        auto found = variables.find(name);
+        return found == variables.end() ? nullptr : found->second.c_str();
+    };
+    auto server_for = [&](std::initializer_list<const char*> words) {
+        const Options options = configured(words, places);
+        redis::ConnectionRequest request;
+        request.url = options.url;
+        request.files = options.config_files;
+        auto settings = redis::resolve_settings(request, environment);
+        REQUIRE(settings);
+        return std::pair{settings->endpoint.host, settings->url_source};
+    };
+    CHECK(
+        server_for({"-k", "j", "true"}) ==
+        std::pair<std::string, std::string>{"fleet", places.system_file.value() + ", line 2: url"});
+    variables["REDLOCKRUN_URL"] = "redis://chosen:6379";
+    CHECK(server_for({"-k", "j", "true"}) ==
+          std::pair<std::string, std::string>{"chosen", "$REDLOCKRUN_URL"});
+    CHECK(server_for({"-u", "redis://given", "-k", "j", "true"}) ==
+          std::pair<std::string, std::string>{"given", "--url"});
+    // Without a file that names one, $REDIS_URL still gives the server.
+    variables.erase("REDLOCKRUN_URL");
+    places.system_file = dir.write("system", "ttl = 9s\n", 0644);
+    CHECK(server_for({"-k", "j", "true"}) ==
+          std::pair<std::string, std::string>{"application", "$REDIS_URL"});
 }
 
 TEST_CASE("configure: a bad value names its file and line") {

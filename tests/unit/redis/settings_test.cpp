@@ -41,7 +41,7 @@ struct TempFile {
 
 } // namespace
 
-TEST_CASE("settings: URL precedence --url, $REDLOCKRUN_URL, $REDIS_URL, default") {
+TEST_CASE("settings: URL precedence --url, $REDLOCKRUN_URL, config files, $REDIS_URL, default") {
     FakeEnvironment env;
     auto resolved = resolve_settings({}, env.function());
     REQUIRE(resolved);
@@ -49,16 +49,58 @@ TEST_CASE("settings: URL precedence --url, $REDLOCKRUN_URL, $REDIS_URL, default"
     CHECK(resolved->url_source == "default");
 
     env.variables["REDIS_URL"] = "redis://from-redis-url:1";
-    CHECK(resolve_settings({}, env.function())->endpoint.host == "from-redis-url");
-    env.variables["REDLOCKRUN_URL"] = "redis://from-redlockrun-url:1";
-    CHECK(resolve_settings({}, env.function())->endpoint.host == "from-redlockrun-url");
+    auto from_redis_url = resolve_settings({}, env.function());
+    CHECK(from_redis_url->endpoint.host == "from-redis-url");
+    CHECK(from_redis_url->url_source == "$REDIS_URL");
     ConnectionRequest request;
+    FileConnection file;
+    file.url = Setting{"redis://from-file:1", "f.conf, line 2: url"};
+    request.files = {file};
+    // An application's $REDIS_URL does not overrule the fleet's config file...
+    auto from_file = resolve_settings(request, env.function());
+    CHECK(from_file->endpoint.host == "from-file");
+    CHECK(from_file->url_source == "f.conf, line 2: url");
+    // ...but $REDLOCKRUN_URL, set for redlockrun, does.
+    env.variables["REDLOCKRUN_URL"] = "redis://from-redlockrun-url:1";
+    CHECK(resolve_settings(request, env.function())->endpoint.host == "from-redlockrun-url");
+    CHECK(resolve_settings(request, env.function())->url_source == "$REDLOCKRUN_URL");
     request.url = "redis://from-option:1";
     auto explicit_url = resolve_settings(request, env.function());
     CHECK(explicit_url->endpoint.host == "from-option");
     CHECK(explicit_url->url_source == "--url");
     env.variables["REDLOCKRUN_URL"] = "";
     CHECK(resolve_settings({}, env.function())->endpoint.host == "from-redis-url");
+}
+
+TEST_CASE("settings: where the URL and the password came from, for messages and -v") {
+    FakeEnvironment env;
+    auto by_default = resolve_settings({}, env.function());
+    REQUIRE(by_default);
+    CHECK(describe_url_source(by_default->url_source) ==
+          "the default URL; set --url, $REDLOCKRUN_URL or url in a config file");
+    CHECK(describe_connection(*by_default) ==
+          "using Redis at 127.0.0.1:6379 (the default URL; set --url, $REDLOCKRUN_URL or url in "
+          "a config file); no password");
+
+    env.variables["REDIS_URL"] = "redis://:hunter2@h:7";
+    auto from_redis_url = resolve_settings({}, env.function());
+    REQUIRE(from_redis_url);
+    CHECK(from_redis_url->password_source == "the URL");
+    CHECK(describe_connection(*from_redis_url) ==
+          "using Redis at h:7 (the URL from $REDIS_URL); password from the URL");
+
+    env.variables["REDISCLI_AUTH"] = "hunter3";
+    ConnectionRequest request;
+    FileConnection file;
+    file.url = Setting{"redis://:hunter4@f:8", "f.conf, line 2: url"};
+    request.files = {file};
+    auto from_file = resolve_settings(request, env.function());
+    REQUIRE(from_file);
+    CHECK(from_file->password_source == "$REDISCLI_AUTH");
+    const std::string described = describe_connection(*from_file);
+    CHECK(described == "using Redis at f:8 (the URL from f.conf, line 2: url); password from "
+                       "$REDISCLI_AUTH");
+    CHECK(described.find("hunter") == std::string::npos);
 }
 
 TEST_CASE("settings: a bad URL names where it came from, not its password") {
@@ -245,7 +287,8 @@ TEST_CASE("settings: a config file's password file that a higher place overrides
     CHECK(from_environment->warnings.empty());
 }
 
-TEST_CASE("settings: config files come after the environment, the first file first") {
+TEST_CASE("settings: config files come after $REDLOCKRUN_URL and before $REDIS_URL, the first "
+          "file first") {
     FakeEnvironment env;
     ConnectionRequest request;
     FileConnection user;
@@ -259,7 +302,9 @@ TEST_CASE("settings: config files come after the environment, the first file fir
     CHECK(from_user->url_source == "user.conf, line 1: url");
     request.files = {FileConnection{}, system};
     CHECK(resolve_settings(request, env.function())->endpoint.host == "from-system-file");
-    env.variables["REDIS_URL"] = "redis://from-environment:1";
+    env.variables["REDIS_URL"] = "redis://from-redis-url:1";
+    CHECK(resolve_settings(request, env.function())->endpoint.host == "from-system-file");
+    env.variables["REDLOCKRUN_URL"] = "redis://from-environment:1";
     CHECK(resolve_settings(request, env.function())->endpoint.host == "from-environment");
     request.url = "redis://from-option:1";
     CHECK(resolve_settings(request, env.function())->endpoint.host == "from-option");
@@ -286,12 +331,30 @@ TEST_CASE("settings: the password comes from the first place that gives one") {
     // The environment wins over the file...
     env.variables["REDISCLI_AUTH"] = "from-env";
     CHECK(resolve_settings(request, env.function())->endpoint.password == "from-env");
-    // ...and so does a password in the URL of the environment.
+    // ...and so does a password in $REDLOCKRUN_URL...
     env.variables.erase("REDISCLI_AUTH");
-    env.variables["REDIS_URL"] = "redis://:from-env-url@h";
+    env.variables["REDLOCKRUN_URL"] = "redis://:from-env-url@h";
     CHECK(resolve_settings(request, env.function())->endpoint.password == "from-env-url");
+    // ...but not one in $REDIS_URL, which comes after the files.
+    env.variables.erase("REDLOCKRUN_URL");
+    env.variables["REDIS_URL"] = "redis://:from-redis-url@h";
+    auto below_file = resolve_settings(request, env.function());
+    REQUIRE(below_file);
+    CHECK(below_file->endpoint.host == "h");
+    CHECK(below_file->endpoint.password == "from-file");
+    CHECK(below_file->password_source == "c.conf, line 2: password-file");
+    // $REDIS_URL's password does not go to the server of a file's URL either.
+    FileConnection file_url;
+    file_url.url = Setting{"redis://fleet", "e.conf, line 1: url"};
+    request.files = {file_url};
+    auto fleet = resolve_settings(request, env.function());
+    REQUIRE(fleet);
+    CHECK(fleet->endpoint.host == "fleet");
+    CHECK_FALSE(fleet->endpoint.password.has_value());
+    CHECK(fleet->password_source.empty());
     // A URL's password goes only with that URL: a file's URL that is not used gives none.
-    env.variables["REDIS_URL"] = "redis://h";
+    env.variables.erase("REDIS_URL");
+    env.variables["REDLOCKRUN_URL"] = "redis://h";
     FileConnection url_only;
     url_only.url = Setting{"redis://:from-file-url@other", "d.conf, line 1: url"};
     request.files = {url_only};
@@ -301,7 +364,7 @@ TEST_CASE("settings: the password comes from the first place that gives one") {
     CHECK_FALSE(unused->endpoint.password.has_value());
     // Within one file, its password file wins over the password in its URL, as on the command
     // line.
-    env.variables.erase("REDIS_URL");
+    env.variables.erase("REDLOCKRUN_URL");
     url_only.password_file = file.password_file;
     request.files = {url_only};
     CHECK(resolve_settings(request, env.function())->endpoint.password == "from-file");
