@@ -1,18 +1,13 @@
 """Faults of the clients: paused, killed, short of resources, with a wrong clock."""
-import functools
 import json
 import os
 import signal
 
 from harness import ScenarioFailed, expect_after_expiry, first_begun, scenario, until_resumed
+from variants import semaphore_variant
 
 KILL_AFTER = 1  # --kill-after of a paused holder: how long its command may run on once it resumes
 
-
-def semaphore(name, function, *, runs, sections, promise, timeout=90):
-    """Registers the --limit 2 variant of an exclusive scenario: FUNCTION(s, limit=2)."""
-    scenario(f"semaphore-{name}", runs=runs, sections=sections, timeout=timeout,
-             promise=promise)(functools.partial(function, limit=2))
 
 
 def fill(s, start, limit):
@@ -246,7 +241,7 @@ def clock_skew(s, limit=None):
     s.expect_free(r)
 
 
-semaphore("clock-skew", clock_skew, runs=(1, 10), sections=(29, 159), promise="""
+semaphore_variant("clock-skew", clock_skew, runs=(1, 10), sections=(29, 159), promise="""
     clock-skew with --limit 2: both slots are held by contenders whose wall clock is hours off
     (+5 h, -3 h, +5 h on the monotonic clock too) in turn, while a contender with a true clock
     waits, then skewed and true contenders share the semaphore. Promise: no effect: never more
@@ -292,7 +287,8 @@ def open_files_limit(s, limit=None):
     s.expect_free(r)
 
 
-semaphore("open-files-limit", open_files_limit, runs=(1, 10), sections=(15, 93), promise="""
+semaphore_variant("open-files-limit", open_files_limit, runs=(1, 10), sections=(15, 93),
+                  promise="""
     open-files-limit with --limit 2: both slots are held, renewed and waited for by runs with 6
     descriptors, and runs with 4, 5, 6, 8 descriptors and without a limit share the semaphore.
     Promise: with 6 or more, no difference (exit 0); with 5 or 4, exit 71 saying why, before
@@ -354,7 +350,7 @@ def memory_limit(s, limit=None):
     s.expect_free(r)
 
 
-semaphore("memory-limit", memory_limit, runs=(1, 5), sections=(15, 45), promise="""
+semaphore_variant("memory-limit", memory_limit, runs=(1, 5), sections=(15, 45), promise="""
     memory-limit with --limit 2: --limit 2 runs under `ulimit -v` limits raised step by step
     from too small to start until they run, beside --limit 2 runs without a limit. Promise, as
     for the exclusive lock: whatever the limit, nothing stays locked (no slot is left held by a
@@ -403,7 +399,7 @@ def closed_stdio(s, limit=None):
     s.expect_free(r)
 
 
-semaphore("closed-stdio", closed_stdio, runs=(1, 10), sections=(26, 156), promise="""
+semaphore_variant("closed-stdio", closed_stdio, runs=(1, 10), sections=(26, 156), promise="""
     closed-stdio with --limit 2: both slots are held by runs started with standard input, output
     and error closed, while runs with one or all of them closed wait, then share the semaphore
     with runs that have them open. Promise: no difference: never more than two sections at once,

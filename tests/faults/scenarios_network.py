@@ -2,13 +2,13 @@
 loss made with nftables between two network namespaces (netlab.py), latency, resets at a chosen
 lock call and a server that never answers made by a proxy on loopback (netproxy.py). The scenarios
 that use namespaces need root: without it they fail, saying so."""
-import functools
 import json
 import os
 import time
 
 import netlab
 from harness import PYTHON, HERE, Process, ScenarioFailed, scenario
+from variants import semaphore_variant
 
 NETPROXY = os.path.join(HERE, "netproxy.py")
 STATS = {}  # a proxy's URL -> the file of its statistics
@@ -72,11 +72,6 @@ def no_lock_left(s, r, prefix=(), limit=None):
                 timeout=20)
 
 
-def semaphore(name, function, *, runs, sections, timeout, promise):
-    """Registers the --limit 2 variant of an exclusive scenario: FUNCTION(s, limit=2)."""
-    scenario(f"semaphore-{name}", runs=runs, sections=sections, timeout=timeout,
-             promise=promise)(functools.partial(function, limit=2))
-
 
 def cut_off_holder(s, r, lab, limit):
     """A holder in the client's namespace, cut off by the faults, whose section runs until "end"
@@ -112,8 +107,8 @@ def holder_partitioned(s, limit=None):
     s.fire("end")
 
 
-semaphore("net-holder-partitioned", holder_partitioned, runs=(1, 20), sections=(3, 3),
-          timeout=90, promise="""
+semaphore_variant("net-holder-partitioned", holder_partitioned, runs=(1, 20), sections=(3, 3),
+                  timeout=90, promise="""
     net-holder-partitioned with --limit 2: of two holders, the one in the client's namespace is
     cut off while the other, beside Redis, runs on, and a waiter blocks. Promise: the cut-off
     holder stops its command before its slot expires on the server and exits 76; the waiter takes
@@ -139,8 +134,8 @@ def one_way_partition(s, limit=None):
     s.fire("end")
 
 
-semaphore("net-one-way-partition", one_way_partition, runs=(2, 20), sections=(3, 3),
-          timeout=90, promise="""
+semaphore_variant("net-one-way-partition", one_way_partition, runs=(2, 20), sections=(3, 3),
+                  timeout=90, promise="""
     net-one-way-partition with --limit 2: of two holders, the one in the client's namespace loses
     Redis's replies (even runs) or its requests (odd runs) while the other, beside Redis, runs on,
     and a waiter blocks. Promise: the cut-off holder stops its command on its own deadline and
@@ -191,8 +186,8 @@ def waiter_partitioned(s, limit=None):
     no_lock_left(s, r, prefix=lab.prefix_server, limit=limit)
 
 
-semaphore("net-waiter-partitioned", waiter_partitioned, runs=(2, 10), sections=(3, 3),
-          timeout=90, promise="""
+semaphore_variant("net-waiter-partitioned", waiter_partitioned, runs=(2, 10), sections=(3, 3),
+                  timeout=90, promise="""
     net-waiter-partitioned with --limit 2: both holders run beside Redis and release while the
     waiter, in the client's namespace, is cut off. Promise: as for the exclusive lock, the waiter
     takes a slot once the partition heals within its -w 30s (exit 0), or gives up with 69 within
@@ -219,7 +214,7 @@ def latency(s, limit=None):
               lambda: min(stats["chunks"].values()) > 0 and stats["delay_ms"] / chunks >= 100)
 
 
-semaphore("net-latency", latency, runs=(1, 10), sections=(6, 60), timeout=240, promise="""
+semaphore_variant("net-latency", latency, runs=(1, 10), sections=(6, 60), timeout=240, promise="""
     net-latency with --limit 2: three contenders at a time share the semaphore through the
     delaying proxy (200 ms ± 100 ms each way). Promise: never more than two sections at once, no
     lost increment, every run exits 0.""")
@@ -243,8 +238,8 @@ def packet_loss(s, limit=None):
     confirm_dropped(s, lab, each=True)
 
 
-semaphore("net-packet-loss", packet_loss, runs=(1, 10), sections=(9, 60), timeout=120,
-          promise="""
+semaphore_variant("net-packet-loss", packet_loss, runs=(1, 10), sections=(9, 60), timeout=120,
+                  promise="""
     net-packet-loss with --limit 2: three contenders at a time share the semaphore over a link
     that drops 5 % of the packets each way. Promise: never more than two sections at once, no
     lost increment; runs exit 0, 76 (a loss reported, never overlapped beyond the limit) or 69 (a
@@ -298,8 +293,8 @@ def reset(s, limit=None):
     no_lock_left(s, r, limit=limit)
 
 
-semaphore("net-reset", reset, runs=(len(RESETS), 4 * len(RESETS)), sections=(2, 2), timeout=90,
-          promise="""
+semaphore_variant("net-reset", reset, runs=(len(RESETS), 4 * len(RESETS)), sections=(2, 2),
+                  timeout=90, promise="""
     net-reset with --limit 2: the proxy resets a semaphore run's connection at its acquire,
     renewal or release, before or after Redis ran it, case after case, while direct runs share
     the semaphore (both slots held while the proxied run waits, for a waiter's acquire). Promise,

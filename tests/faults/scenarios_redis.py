@@ -1,9 +1,9 @@
 """Faults of the Redis server: crashes, stalls, pauses, flushed scripts and data, eviction."""
-import functools
 
 import redis
 
 from harness import STOP_MARGIN, ScenarioFailed, forgotten_lock, scenario
+from variants import semaphore_variant
 
 # --kill-after of the holders that may overlap: it bounds how long their command may run on.
 KILL_AFTER = 1
@@ -25,11 +25,6 @@ def holder_and_waiters(s, r, waiters=3, holder_expect=(0,), may_overlap=False, t
     s.wait_for("the waiters to block", lambda: r.blocked_clients() == waiters)
     return holders, queued
 
-
-def semaphore(name, function, *, runs, sections, promise, timeout=90):
-    """Registers the --limit 2 variant of an exclusive scenario: FUNCTION(s, limit=2)."""
-    scenario(f"semaphore-{name}", runs=runs, sections=sections, timeout=timeout,
-             promise=promise)(functools.partial(function, limit=2))
 
 
 def write_blocks(r):
@@ -90,7 +85,7 @@ def redis_stopped(s, limit=None):
     more_load(s, r, limit=limit)
 
 
-semaphore("redis-stopped", redis_stopped, runs=(1, 10), sections=(5, 80), promise="""
+semaphore_variant("redis-stopped", redis_stopped, runs=(1, 10), sections=(5, 80), promise="""
     redis-stopped with --limit 2: both holders of the semaphore run and three waiters wait when
     redis-server is stopped past the TTL. Promise: each holder's deadline passes before its slot
     expires on the server: both stop their command and exit 76 before any waiter can start; no
@@ -117,7 +112,8 @@ def redis_client_pause(s, limit=None):
     more_load(s, r, limit=limit)
 
 
-semaphore("redis-client-pause", redis_client_pause, runs=(1, 10), sections=(5, 80), promise="""
+semaphore_variant("redis-client-pause", redis_client_pause, runs=(1, 10), sections=(5, 80),
+                  promise="""
     redis-client-pause with --limit 2: CLIENT PAUSE WRITE past the TTL while both holders of the
     semaphore run and three waiters wait. Promise: both holders' deadlines pass; they stop their
     commands and exit 76; no overlap beyond the limit; the waiters run after the pause, exit
@@ -147,7 +143,7 @@ def script_flush(s, limit=None):
               and stats.get("cmdstat_eval", {}).get("calls", 0) > 0)
 
 
-semaphore("script-flush", script_flush, runs=(1, 10), sections=(23, 125), promise="""
+semaphore_variant("script-flush", script_flush, runs=(1, 10), sections=(23, 125), promise="""
     script-flush with --limit 2: SCRIPT FLUSH again and again while the semaphore's slots are
     taken, renewed, handed over and released under contention. Promise: nothing changes:
     EVALSHA's NOSCRIPT is answered by EVAL; no overlap beyond the limit, no lost lock, every run
