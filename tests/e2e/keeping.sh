@@ -126,6 +126,45 @@ test_a_command_that_ignores_sigterm_is_killed_after_kill_after() {
     alive "$command" && fail "the command survived"
 }
 
+# The grandchild is a shell of its own, started in the background by the command's shell: only a
+# signal to the whole process group reaches it. Its trap says it got SIGTERM, not only the SIGKILL
+# that --kill-after would send later.
+test_a_lost_lock_sends_sigterm_to_the_whole_process_group() {
+    start_bg holder -t 1s --kill-after 5s -k job -c \
+        "sh -c 'trap \"date +%s%3N >$WORK/grandchild.end; exit 0\" TERM; echo \$\$ >$WORK/grandchild; sleep 60 & wait' & wait"
+    wait_for "the grandchild" test -s "$WORK/grandchild"
+    local grandchild deleted stopped
+    read_number grandchild "$WORK/grandchild" || return
+    deleted=$(now_ms)
+    rcli del job >/dev/null
+    exit_of "$holder"
+    expect_eq "$?" 76 "exit status"
+    read_number stopped "$WORK/grandchild.end" || return # SIGTERM never reached the grandchild
+    expect_lt "$((stopped - deleted))" 1500 "the grandchild's SIGTERM within about ttl/3 of the loss"
+    sleep 0.1
+    alive "$grandchild" && fail "the grandchild $grandchild survived the loss"
+}
+
+# Without --kill-after, a command that ignores SIGTERM is killed 10 s after it, not sooner, not
+# later. A process of the command's group that does not ignore it says when SIGTERM came.
+test_the_default_kill_after_is_10_seconds() {
+    start_bg holder -t 1s -k job -c \
+        "(trap 'date +%s%3N >$WORK/term; exit 0' TERM; touch $WORK/trap-set; while :; do sleep 0.1; done) & trap '' TERM; echo \$\$ >$WORK/sh; sleep 60; true"
+    wait_for "the command" test -s "$WORK/sh"
+    wait_for "the recording subshell's trap" test -e "$WORK/trap-set"
+    local command term killed
+    read_number command "$WORK/sh" || return
+    rcli del job >/dev/null
+    exit_of "$holder"
+    expect_eq "$?" 76 "exit status"
+    killed=$(now_ms)
+    read_number term "$WORK/term" || return
+    expect_ge "$((killed - term))" 9500 "SIGKILL no sooner than 10 s after SIGTERM"
+    expect_lt "$((killed - term))" 12000 "SIGKILL no later than about 10 s after SIGTERM"
+    expect_contains "$(cat "$WORK/holder.err")" "sending SIGKILL" "message"
+    alive "$command" && fail "the command survived"
+}
+
 test_on_lost_ignore_keeps_the_command_and_its_status() {
     start_bg holder -t 1s --on-lost ignore -k job -c "sleep 2; exit 4"
     wait_for "the holder" lock_held job

@@ -97,6 +97,39 @@ test_running_out_of_memory_never_leaves_the_lock_held() {
     expect_eq "$out_of_memory_after_acquiring" 1 "some limit ran out of memory after acquiring"
 }
 
+# A process limit that leaves no room for the command: clone() fails (EAGAIN), which is the
+# operating system's trouble (71), and the lock taken for it is released. The limit binds no
+# process of root, so as root the run is made by nobody (with a config file nobody can read: the
+# test's own folder is closed to it).
+test_no_room_for_another_process_is_71() {
+    local as_user=()
+    if [ "$(id -u)" = 0 ]; then
+        as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+    fi
+    # The command would write a key: it must not run.
+    "${as_user[@]}" prlimit --nproc=1 "$REDLOCKRUN" --config /dev/null -k job \
+        -c "redis-cli -p $REDIS_PORT set ran yes" >"$WORK/out" 2>"$WORK/err"
+    status=$?
+    err=$(cat "$WORK/err")
+    expect_status 71
+    expect_eq "$err" "redlockrun: cannot start the command: Resource temporarily unavailable" "message"
+    expect_eq "$(rcli exists ran)" 0 "the command did not run"
+    expect_eq "$(rcli exists '{job}:redlockrun:fence')" 1 "the lock was taken"
+    expect_eq "$(rcli exists job '{job}:redlockrun:owner')" 0 "and released"
+}
+
+# Standard input, output and error and one more descriptor leave no room for the signal pipe's two
+# ends: 71, before anything is taken.
+test_no_room_for_the_signal_pipe_is_71() {
+    python3 "$(dirname "$0")/open_files_limit.py" 4 "$REDLOCKRUN" -k job \
+        -c "redis-cli -p $REDIS_PORT set ran yes" >"$WORK/out" 2>"$WORK/err"
+    status=$?
+    err=$(cat "$WORK/err")
+    expect_status 71
+    expect_eq "$err" "redlockrun: cannot create the signal pipe: Too many open files" "message"
+    expect_eq "$(rcli dbsize)" 0 "nothing was taken, and the command did not run"
+}
+
 test_a_bad_interpreter_is_named() {
     # A #! line written on Windows ends in a carriage return, which becomes part of the name.
     printf '#!/bin/sh\r\necho hi\r\n' >"$WORK/crlf.sh"

@@ -1,10 +1,24 @@
 """Faults of the clients: paused, killed, short of resources, with a wrong clock."""
+import json
 import os
 import signal
 
 from harness import ScenarioFailed, expect_after_expiry, first_begun, scenario, until_resumed
+from variants import semaphore_variant
 
 KILL_AFTER = 1  # --kill-after of a paused holder: how long its command may run on once it resumes
+
+
+
+def fill(s, start, limit):
+    """Starts the lock's holder, or with LIMIT one per slot of the semaphore, with START(), and
+    waits for their sections; returns them. A waiter started next must wait."""
+    holders = []
+    for _ in range(limit or 1):
+        holder = start()
+        s.wait_for(f"{holder.id}'s section", lambda: s.began(holder))
+        holders.append(holder)
+    return holders
 
 
 def pause_a_holder(s, r, whole):
@@ -76,6 +90,17 @@ def confirm_killed(s, contender):
 def owner_pid(s, r):
     pid = r.call("HGET", "{" + s.key + "}:redlockrun:owner", "pid")
     return int(pid) if pid else None
+
+
+def holder_pids(s, r):
+    """The pids of the lock's holders by its owner record: the exclusive holder's, or those of the
+    semaphore's holders (each a record of its own)."""
+    owner = r.call("HGETALL", "{" + s.key + "}:redlockrun:owner")
+    pids = {int(owner[b"pid"])} if owner.get(b"pid") else set()
+    for name, value in owner.items():
+        if name.startswith(b"holder:"):
+            pids.add(int(json.loads(value)["pid"]))
+    return pids
 
 
 def handoff_to_a_paused_waiter(s, r, pause, when):
@@ -185,7 +210,7 @@ def redlockrun_killed(s):
     among contenders with a true clock. The test checks that libfaketime is loaded into
     redlockrun and that the commands see the skewed time. Promise: no effect: no overlap, no lost
     lock, every run exits 0.""")
-def clock_skew(s):
+def clock_skew(s, limit=None):
     import time
     r = s.redis()
     skews = {
@@ -193,27 +218,34 @@ def clock_skew(s):
         "behind": (["faketime", "--exclude-monotonic", "-f", "-3h"], -3 * 3600),
         "monotonic-too": (["faketime", "-f", "+5h"], 5 * 3600),
     }
-    holders = []
     for name, (prefix, offset) in skews.items():
-        holder = s.redlockrun(r, name=name, prefix=prefix, ttl="1500ms", until=f"end-{name}")
-        s.wait_for(f"{name}'s section", lambda: s.began(holder))
+        holder = fill(s, lambda: s.redlockrun(r, name=name, prefix=prefix, ttl="1500ms",
+                                              until=f"end-{name}", limit=limit), limit)[-1]
         maps = open(f"/proc/{holder.client_pid()}/maps").read()
         s.confirm(f"libfaketime is loaded into redlockrun ({name})", lambda: "libfaketime" in maps)
         begin = next(e for e in s.read_events() if e["ev"] == "begin" and e["holder"] == holder.id)
         seen = begin["wall_ns"] / 1e9 - time.time()
         s.confirm(f"{name}: the command's clock is {offset} s off (it is {seen:.0f} s off)",
                   lambda: abs(seen - offset) <= 600)
-        holders.append(holder)
-        s.redlockrun(r, name="true-clock", ttl="1500ms")
+        s.redlockrun(r, name="true-clock", ttl="1500ms", limit=limit)
         s.sleep(2)  # several renewals, with a waiter blocked
         s.fire(f"end-{name}")
     sections = 30 if s.long else 4
-    loads = [s.load(lambda prefix=prefix: s.redlockrun(r, prefix=prefix, ttl="1500ms"),
+    loads = [s.load(lambda prefix=prefix: s.redlockrun(r, prefix=prefix, ttl="1500ms",
+                                                       limit=limit),
                     workers=1, sections=sections) for prefix, _ in skews.values()]
-    loads.append(s.load(lambda: s.redlockrun(r, ttl="1500ms"), workers=2, sections=sections))
+    loads.append(s.load(lambda: s.redlockrun(r, ttl="1500ms", limit=limit), workers=2,
+                        sections=sections))
     for load in loads:
         load.join()
     s.expect_free(r)
+
+
+semaphore_variant("clock-skew", clock_skew, runs=(1, 10), sections=(29, 159), promise="""
+    clock-skew with --limit 2: both slots are held by contenders whose wall clock is hours off
+    (+5 h, -3 h, +5 h on the monotonic clock too) in turn, while a contender with a true clock
+    waits, then skewed and true contenders share the semaphore. Promise: no effect: never more
+    than two sections at once, no lost lock, every run exits 0.""")
 
 
 # Lifts the soft address-space limit again for the critical section (Python needs far more than
@@ -227,32 +259,40 @@ LIFT_MEMORY_LIMIT = ["/bin/sh", "-c", 'ulimit -S -v unlimited && exec "$@"', "sh
     signal pipe), among contenders without a limit. Promise: with 6, no difference (exit 0,
     including waiting and renewing); with 5 or 4, exit 71 saying why, before anything is taken;
     no overlap; nothing stays locked.""")
-def open_files_limit(s):
+def open_files_limit(s, limit=None):
     r = s.redis()
-    holder = s.redlockrun(r, name="six", prefix=["prlimit", "--nofile=6"], ttl="1500ms",
-                          until="end")
-    s.wait_for("the holder's section", lambda: s.began(holder))
+    holder = fill(s, lambda: s.redlockrun(r, name="six", prefix=["prlimit", "--nofile=6"],
+                                          ttl="1500ms", until="end", limit=limit), limit)[0]
     limits = open(f"/proc/{holder.client_pid()}/limits").read()
     s.confirm("redlockrun runs with 6 descriptors (/proc/PID/limits)",
               lambda: any(line.startswith("Max open files") and line.split()[3:5] == ["6", "6"]
                           for line in limits.splitlines()))
-    waiter = s.redlockrun(r, name="six", prefix=["prlimit", "--nofile=6"], ttl="1500ms")
+    waiter = s.redlockrun(r, name="six", prefix=["prlimit", "--nofile=6"], ttl="1500ms",
+                          limit=limit)
     s.wait_for("a waiter to block", lambda: r.blocked_clients() == 1)
-    for limit in (5, 4):
-        s.wait_exit(s.redlockrun(r, name=f"limit{limit}-", prefix=["prlimit", f"--nofile={limit}"],
-                                 expect=(71,)))
+    for files in (5, 4):
+        s.wait_exit(s.redlockrun(r, name=f"limit{files}-", prefix=["prlimit", f"--nofile={files}"],
+                                 expect=(71,), limit=limit))
     s.sleep(1.5)  # renewals with 6 descriptors
     s.fire("end")
     s.wait_exit(waiter)
     sections = 30 if s.long else 4
     loads = [s.load(lambda n=n: s.redlockrun(r, name=f"limit{n}-",
                                              prefix=["prlimit", f"--nofile={n}"],
-                                             expect=(0,) if n >= 6 else (71,)),
+                                             expect=(0,) if n >= 6 else (71,), limit=limit),
                     workers=1, sections=sections) for n in (4, 5, 6, 8)]
-    loads.append(s.load(lambda: s.redlockrun(r), workers=1, sections=sections))
+    loads.append(s.load(lambda: s.redlockrun(r, limit=limit), workers=1, sections=sections))
     for load in loads:
         load.join()
     s.expect_free(r)
+
+
+semaphore_variant("open-files-limit", open_files_limit, runs=(1, 10), sections=(15, 93),
+                  promise="""
+    open-files-limit with --limit 2: both slots are held, renewed and waited for by runs with 6
+    descriptors, and runs with 4, 5, 6, 8 descriptors and without a limit share the semaphore.
+    Promise: with 6 or more, no difference (exit 0); with 5 or 4, exit 71 saying why, before
+    anything is taken; no overlap beyond the limit; nothing stays locked.""")
 
 
 # What a run that exits with each status under a memory limit must have said: redlockrun's own
@@ -272,16 +312,16 @@ OUT_OF_MEMORY_SAYS = {
     needs to start, 127 (the dynamic loader gave up) or 134 (the C++ runtime could not allocate
     even the exception that reports it); below that, 139 (the kernel could not map the program).
     """)
-def memory_limit(s):
+def memory_limit(s, limit=None):
     r = s.redis()
     step = 20_000 if s.long else 60_000
-    load = s.load(lambda: s.redlockrun(r), workers=1, sections=40 if s.long else 10)
+    load = s.load(lambda: s.redlockrun(r, limit=limit), workers=1, sections=40 if s.long else 10)
     statuses = []
-    limit = 2_000_000
+    address_space = 2_000_000
     # Up from a limit too small to start, until five runs in a row have run: the band where
     # redlockrun starts but runs out of memory moves with the build, so it is searched, not assumed.
     while statuses[-5:] != [0] * 5:
-        if limit > 64_000_000:
+        if address_space > 64_000_000:
             raise ScenarioFailed(f"no run succeeded with up to 64 MB (statuses: {statuses[-5:]}); "
                                  "a sanitizer build cannot run under ulimit -v")
         # Each status is allowed only below every limit at which redlockrun got further: once
@@ -292,21 +332,30 @@ def memory_limit(s):
             expect |= {127, 134}
             if all(status == 139 for status in statuses):
                 expect.add(139)  # the kernel could not even map the program: SIGSEGV during exec
-        c = s.redlockrun(r, name=f"as{limit // 1000}k-", prefix=["prlimit", f"--as={limit}:unlimited"],
-                         wrap=LIFT_MEMORY_LIMIT, expect=expect)
+        c = s.redlockrun(r, name=f"as{address_space // 1000}k-",
+                         prefix=["prlimit", f"--as={address_space}:unlimited"],
+                         wrap=LIFT_MEMORY_LIMIT, expect=expect, limit=limit)
         status = s.wait_exit(c)
         statuses.append(status)
         said = OUT_OF_MEMORY_SAYS.get(status)
         if said and said not in c.log():
             raise ScenarioFailed(f"{c.id} exited {status} without {said!r} on its standard error: "
                                  f"{c.log()}")
-        if owner_pid(s, r) == c.process.pid:  # prlimit execs redlockrun: the same pid
+        if c.process.pid in holder_pids(s, r):  # prlimit execs redlockrun: the same pid
             raise ScenarioFailed(f"{c.id} exited {status} and left the lock held: {c.log()}")
-        limit += step
+        address_space += step
     s.confirm(f"the smallest limit was too small for redlockrun (statuses {statuses[:3]}...)",
               lambda: statuses[0] != 0)
     load.join()
     s.expect_free(r)
+
+
+semaphore_variant("memory-limit", memory_limit, runs=(1, 5), sections=(15, 45), promise="""
+    memory-limit with --limit 2: --limit 2 runs under `ulimit -v` limits raised step by step
+    from too small to start until they run, beside --limit 2 runs without a limit. Promise, as
+    for the exclusive lock: whatever the limit, nothing stays locked (no slot is left held by a
+    run that failed) and nothing overlaps beyond the limit; each run ends with 0, 71 (out of
+    memory, said so), or below what redlockrun's own code needs, 127, 134 or 139.""")
 
 
 CLOSE = {
@@ -321,28 +370,37 @@ CLOSE = {
     redlockrun is started with standard input, output or error closed, or all three, among
     contenders with them open, holding, renewing, waiting and handing over. Promise: no
     difference: no overlap, no lost lock, every run exits 0.""")
-def closed_stdio(s):
+def closed_stdio(s, limit=None):
     r = s.redis()
 
     def closing(what):
         return ["/bin/sh", "-c", f'exec "$@" {CLOSE[what]}', "sh"]
 
-    holder = s.redlockrun(r, name="all", prefix=closing("all"), ttl="1500ms", until="end")
-    s.wait_for("the holder's section", lambda: s.began(holder))
+    holder = fill(s, lambda: s.redlockrun(r, name="all", prefix=closing("all"), ttl="1500ms",
+                                          until="end", limit=limit), limit)[0]
     # redlockrun opens /dev/null onto a closed standard descriptor: the harness gave it a log.
     outputs = [os.readlink(f"/proc/{holder.client_pid()}/fd/{fd}") for fd in (1, 2)]
     s.confirm(f"redlockrun started with output and error closed (they are {outputs})",
               lambda: outputs == ["/dev/null", "/dev/null"])
-    waiters = [s.redlockrun(r, name=what, prefix=closing(what), ttl="1500ms") for what in CLOSE]
+    waiters = [s.redlockrun(r, name=what, prefix=closing(what), ttl="1500ms", limit=limit)
+               for what in CLOSE]
     s.wait_for("the waiters to block", lambda: r.blocked_clients() == len(CLOSE))
     s.sleep(1.5)  # renewals
     s.fire("end")
     sections = 30 if s.long else 4
-    loads = [s.load(lambda what=what: s.redlockrun(r, name=what, prefix=closing(what)),
+    loads = [s.load(lambda what=what: s.redlockrun(r, name=what, prefix=closing(what),
+                                                   limit=limit),
                     workers=1, sections=sections) for what in CLOSE]
-    loads.append(s.load(lambda: s.redlockrun(r), workers=1, sections=sections))
+    loads.append(s.load(lambda: s.redlockrun(r, limit=limit), workers=1, sections=sections))
     for waiter in waiters:
         s.wait_exit(waiter)
     for load in loads:
         load.join()
     s.expect_free(r)
+
+
+semaphore_variant("closed-stdio", closed_stdio, runs=(1, 10), sections=(26, 156), promise="""
+    closed-stdio with --limit 2: both slots are held by runs started with standard input, output
+    and error closed, while runs with one or all of them closed wait, then share the semaphore
+    with runs that have them open. Promise: no difference: never more than two sections at once,
+    no lost lock, every run exits 0.""")

@@ -8,6 +8,7 @@ import time
 
 import netlab
 from harness import PYTHON, HERE, Process, ScenarioFailed, scenario
+from variants import semaphore_variant
 
 NETPROXY = os.path.join(HERE, "netproxy.py")
 STATS = {}  # a proxy's URL -> the file of its statistics
@@ -61,12 +62,31 @@ def confirm_dropped(s, lab, each=False):
               f"{dropped})", lambda: (min if each else max)(dropped.values()) > 0)
 
 
-def no_lock_left(s, r, prefix=()):
-    """The lock key and its owner record are gone, and a run with -n takes the lock at once."""
+def no_lock_left(s, r, prefix=(), limit=None):
+    """The lock key and its owner record are gone, and a run with -n (and LIMIT) takes the lock at
+    once."""
     left = [k for k in (s.key, f"{{{s.key}}}:redlockrun:owner") if r.call("EXISTS", k)]
     if left:
         raise ScenarioFailed(f"a lock was left behind: {', '.join(left)} still exist")
-    s.wait_exit(s.redlockrun(r, name="after", options=["-n"], prefix=prefix), timeout=20)
+    s.wait_exit(s.redlockrun(r, name="after", options=["-n"], prefix=prefix, limit=limit),
+                timeout=20)
+
+
+
+def cut_off_holder(s, r, lab, limit):
+    """A holder in the client's namespace, cut off by the faults, whose section runs until "end"
+    (it must exit 76); with LIMIT, as many more beside Redis as fill the semaphore (they run on:
+    exit 0); then a waiter beside Redis, blocked. Returns (holder, waiter)."""
+    holder = s.redlockrun(r, name="holder", ttl="3s", prefix=lab.prefix_client, until="end",
+                          expect=(76,), limit=limit)
+    s.wait_for("the holder's section", lambda: s.began(holder))
+    for _ in range((limit or 1) - 1):
+        other = s.redlockrun(r, name="other", ttl="3s", prefix=lab.prefix_server, until="end",
+                             limit=limit)
+        s.wait_for(f"{other.id}'s section", lambda: s.began(other))
+    waiter = s.redlockrun(r, name="waiter", ttl="3s", prefix=lab.prefix_server, limit=limit)
+    s.wait_for("the waiter to block", lambda: r.blocked_clients() == 1)
+    return holder, waiter
 
 
 @scenario("net-holder-partitioned", runs=(1, 20), sections=(2, 2), timeout=90, promise="""
@@ -75,14 +95,10 @@ def no_lock_left(s, r, prefix=()):
     stops its command before the server lets the lock expire and exits 76 (its section ends, on
     the recorder's clock, before the waiter's begins: no overlap is allowed); the waiter then
     takes the lock and exits 0. Needs root.""")
-def holder_partitioned(s):
+def holder_partitioned(s, limit=None):
     lab = make_lab(s)
     r = redis_in(s, lab)
-    holder = s.redlockrun(r, name="holder", ttl="3s", prefix=lab.prefix_client, until="end",
-                          expect=(76,))
-    s.wait_for("the holder's section", lambda: s.began(holder))
-    waiter = s.redlockrun(r, name="waiter", ttl="3s", prefix=lab.prefix_server)
-    s.wait_for("the waiter to block", lambda: r.blocked_clients() == 1)
+    holder, waiter = cut_off_holder(s, r, lab, limit)
     lab.partition()
     s.wait_exit(holder, timeout=30)
     s.wait_for("the waiter's section", lambda: s.began(waiter), timeout=30)
@@ -91,20 +107,24 @@ def holder_partitioned(s):
     s.fire("end")
 
 
+semaphore_variant("net-holder-partitioned", holder_partitioned, runs=(1, 20), sections=(3, 3),
+                  timeout=90, promise="""
+    net-holder-partitioned with --limit 2: of two holders, the one in the client's namespace is
+    cut off while the other, beside Redis, runs on, and a waiter blocks. Promise: the cut-off
+    holder stops its command before its slot expires on the server and exits 76; the waiter takes
+    that slot and exits 0; never more than two sections at once. Needs root.""")
+
+
 @scenario("net-one-way-partition", runs=(2, 20), sections=(2, 2), timeout=90, promise="""
     As net-holder-partitioned, but only one way: Redis's replies are dropped (even runs: the
     holder's renewals still reach Redis and extend the lock, unacknowledged) or the holder's
     requests are (odd runs). Promise: the holder stops its command on its own deadline and exits
     76; no overlap with the waiter, who takes the lock once it expired on the server and exits 0.
     Needs root.""")
-def one_way_partition(s):
+def one_way_partition(s, limit=None):
     lab = make_lab(s)
     r = redis_in(s, lab)
-    holder = s.redlockrun(r, name="holder", ttl="3s", prefix=lab.prefix_client, until="end",
-                          expect=(76,))
-    s.wait_for("the holder's section", lambda: s.began(holder))
-    waiter = s.redlockrun(r, name="waiter", ttl="3s", prefix=lab.prefix_server)
-    s.wait_for("the waiter to block", lambda: r.blocked_clients() == 1)
+    holder, waiter = cut_off_holder(s, r, lab, limit)
     direction = "replies" if s.run_index % 2 == 0 else "requests"
     lab.partition(direction=direction)
     s.wait_exit(holder, timeout=30)
@@ -114,26 +134,40 @@ def one_way_partition(s):
     s.fire("end")
 
 
+semaphore_variant("net-one-way-partition", one_way_partition, runs=(2, 20), sections=(3, 3),
+                  timeout=90, promise="""
+    net-one-way-partition with --limit 2: of two holders, the one in the client's namespace loses
+    Redis's replies (even runs) or its requests (odd runs) while the other, beside Redis, runs on,
+    and a waiter blocks. Promise: the cut-off holder stops its command on its own deadline and
+    exits 76; the waiter takes its slot once it expired on the server and exits 0; never more
+    than two sections at once. Needs root.""")
+
+
 @scenario("net-waiter-partitioned", runs=(2, 10), sections=(2, 2), timeout=90, promise="""
     A waiter in one namespace blocks on a lock held beside Redis; the waiter is cut off (both
     ways) and the holder releases. Even runs: the partition heals within the waiter's -w 30s:
     the waiter reconnects, takes the lock and exits 0. Odd runs: it never heals within -w 4s: the
     waiter gives up with 69 (Redis unreachable when its wait ran out), never 0, within -w plus
     two --connect-timeout (1s). No overlap, no lock left behind. Needs root.""")
-def waiter_partitioned(s):
+def waiter_partitioned(s, limit=None):
     lab = make_lab(s)
     r = redis_in(s, lab)
-    holder = s.redlockrun(r, name="holder", ttl="3s", prefix=lab.prefix_server, until="release")
-    s.wait_for("the holder's section", lambda: s.began(holder))
+    holders = []
+    for _ in range(limit or 1):  # the lock held, or every slot of the semaphore
+        holder = s.redlockrun(r, name="holder", ttl="3s", prefix=lab.prefix_server,
+                              until="release", limit=limit)
+        s.wait_for(f"{holder.id}'s section", lambda: s.began(holder))
+        holders.append(holder)
     heals = s.run_index % 2 == 0
     waiter = s.redlockrun(r, name="waiter", ttl="3s", prefix=lab.prefix_client,
                           options=["-w", "30s" if heals else "4s", "--connect-timeout", "1s"],
-                          expect=(0,) if heals else (69,))
+                          expect=(0,) if heals else (69,), limit=limit)
     s.wait_for("the waiter to block", lambda: r.blocked_clients() == 1)
     lab.partition()
     started = time.monotonic()
     s.fire("release")
-    s.wait_exit(holder, timeout=20)
+    for holder in holders:
+        s.wait_exit(holder, timeout=20)
     if heals:
         s.sleep(3)
         if waiter.finished():
@@ -149,7 +183,16 @@ def waiter_partitioned(s):
             raise ScenarioFailed(f"the waiter took {took:.1f}s to give up (-w 4s)")
         lab.heal()
         confirm_dropped(s, lab)
-    no_lock_left(s, r, prefix=lab.prefix_server)
+    no_lock_left(s, r, prefix=lab.prefix_server, limit=limit)
+
+
+semaphore_variant("net-waiter-partitioned", waiter_partitioned, runs=(2, 10), sections=(3, 3),
+                  timeout=90, promise="""
+    net-waiter-partitioned with --limit 2: both holders run beside Redis and release while the
+    waiter, in the client's namespace, is cut off. Promise: as for the exclusive lock, the waiter
+    takes a slot once the partition heals within its -w 30s (exit 0), or gives up with 69 within
+    -w 4s plus two --connect-timeout; no overlap beyond the limit, no lock left behind. Needs
+    root.""")
 
 
 @scenario("net-latency", runs=(1, 10), sections=(6, 60), timeout=240, promise="""
@@ -157,18 +200,24 @@ def waiter_partitioned(s):
     by a proxy: contenders with a TTL of 2 s, renewed every 0.67 s, run sections of about 1 s.
     Promise: no overlap, no lost increment; a holder could lose its lock only if a renewal's round
     trip exceeded its validity, which 600 ms at most does not: every run exits 0.""")
-def latency(s):
+def latency(s, limit=None):
     r = s.redis()
     url, _ = start_proxy(s, r, "delay", "200", "100")
     # Each section takes about 2.5 s with the delays (its second of work, and the acquire, renew
     # and release round trips at up to 600 ms each), one after another: 60 of them in long mode.
     sections = 20 if s.long else 2
-    s.load(lambda: s.redlockrun(url=url, ttl="2s", steps=4, step_ms=250), workers=3,
+    s.load(lambda: s.redlockrun(url=url, ttl="2s", steps=4, step_ms=250, limit=limit), workers=3,
            sections=sections).join(timeout=230)
     stats = proxy_stats(url)
     chunks = stats["chunks"]["requests"] + stats["chunks"]["replies"]
     s.confirm(f"the proxy delayed chunks each way by 100 ms or more on average ({stats})",
               lambda: min(stats["chunks"].values()) > 0 and stats["delay_ms"] / chunks >= 100)
+
+
+semaphore_variant("net-latency", latency, runs=(1, 10), sections=(6, 60), timeout=240, promise="""
+    net-latency with --limit 2: three contenders at a time share the semaphore through the
+    delaying proxy (200 ms ± 100 ms each way). Promise: never more than two sections at once, no
+    lost increment, every run exits 0.""")
 
 
 @scenario("net-packet-loss", runs=(1, 10), sections=(9, 60), timeout=120, promise="""
@@ -179,14 +228,23 @@ def latency(s):
     connection or first request past --connect-timeout (5 s), which a run without -w does not
     retry.
     Needs root.""")
-def packet_loss(s):
+def packet_loss(s, limit=None):
     lab = make_lab(s)
     r = redis_in(s, lab)
     lab.loss(5)
     sections = 40 if s.long else 6
     s.load(lambda: s.redlockrun(r, ttl="3s", prefix=lab.prefix_client, steps=3, step_ms=100,
-                                expect=(0, 69, 76)), workers=3, sections=sections).join(timeout=110)
+                                expect=(0, 69, 76), limit=limit),
+           workers=3, sections=sections).join(timeout=110)
     confirm_dropped(s, lab, each=True)
+
+
+semaphore_variant("net-packet-loss", packet_loss, runs=(1, 10), sections=(9, 60), timeout=120,
+                  promise="""
+    net-packet-loss with --limit 2: three contenders at a time share the semaphore over a link
+    that drops 5 % of the packets each way. Promise: never more than two sections at once, no
+    lost increment; runs exit 0, 76 (a loss reported, never overlapped beyond the limit) or 69 (a
+    first connection or request stalled past --connect-timeout). Needs root.""")
 
 
 RESETS = [
@@ -210,26 +268,40 @@ RESETS = [
     then takes the lock at once); a renewal or release is sent again on a new connection (a resent
     release that finds the lock gone counts as released): exit 0; a waiter's acquire is retried:
     exit 0; a run's very first acquire is not retried: exit 69, its grant if any released.""")
-def reset(s):
+def reset(s, limit=None):
     call, when, nth, status = RESETS[s.run_index % len(RESETS)]
     r = s.redis()
     url, resets = start_proxy(s, r, "reset", call, when, str(nth))
-    if nth > 1:  # the proxied run must wait first: someone else holds the lock
-        first = s.redlockrun(r, name="direct", ttl="3s", until="direct-may-end")
-        s.wait_for("the direct holder", lambda: s.began(first))
+    direct = []
+    if nth > 1:  # the proxied run must wait first: others hold the lock, or every slot
+        for _ in range(limit or 1):
+            first = s.redlockrun(r, name="direct", ttl="3s", until="direct-may-end", limit=limit)
+            s.wait_for(f"the direct holder {first.id}", lambda: s.began(first))
+            direct.append(first)
         proxied = s.redlockrun(url=url, name="proxied", ttl="3s", steps=3, step_ms=500,
-                               expect=(status,))
+                               expect=(status,), limit=limit)
         s.wait_for("the proxied run to block", lambda: r.blocked_clients() == 1)
         s.fire("direct-may-end")
     else:
         proxied = s.redlockrun(url=url, name="proxied", ttl="3s", steps=3, step_ms=500,
-                               expect=(status,))
-        first = s.redlockrun(r, name="direct", ttl="3s")
+                               expect=(status,), limit=limit)
+        direct.append(s.redlockrun(r, name="direct", ttl="3s", limit=limit))
     s.wait_exit(proxied, timeout=30)
-    s.wait_exit(first, timeout=30)
+    for first in direct:
+        s.wait_exit(first, timeout=30)
     s.confirm(f"the proxy reset the connection at the {call} ({when})",
               lambda: os.path.exists(resets))
-    no_lock_left(s, r)
+    no_lock_left(s, r, limit=limit)
+
+
+semaphore_variant("net-reset", reset, runs=(len(RESETS), 4 * len(RESETS)), sections=(2, 2),
+                  timeout=90, promise="""
+    net-reset with --limit 2: the proxy resets a semaphore run's connection at its acquire,
+    renewal or release, before or after Redis ran it, case after case, while direct runs share
+    the semaphore (both slots held while the proxied run waits, for a waiter's acquire). Promise,
+    as for the exclusive lock: a resent renewal or release and a waiter's retried acquire exit 0,
+    a run's first acquire 69 with its grant released; no overlap beyond the limit; nothing left
+    behind.""")
 
 
 @scenario("net-silent-server", runs=(1, 10), sections=(0, 0), timeout=60, promise="""

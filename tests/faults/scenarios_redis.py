@@ -1,22 +1,30 @@
 """Faults of the Redis server: crashes, stalls, pauses, flushed scripts and data, eviction."""
+
 import redis
 
 from harness import STOP_MARGIN, ScenarioFailed, forgotten_lock, scenario
+from variants import semaphore_variant
 
 # --kill-after of the holders that may overlap: it bounds how long their command may run on.
 KILL_AFTER = 1
 
 
-def holder_and_waiters(s, r, waiters=3, holder_expect=(0,), may_overlap=False, ttl="2s"):
+def holder_and_waiters(s, r, waiters=3, holder_expect=(0,), may_overlap=False, ttl="2s",
+                       limit=None):
     """A holder whose section runs until the event "holder-may-end" (with --kill-after
-    KILL_AFTER), and WAITERS blocked behind it; returns (holder, waiters)."""
-    holder = s.redlockrun(r, name="holder", ttl=ttl, until="holder-may-end",
-                          options=["--kill-after", f"{KILL_AFTER}s"], expect=holder_expect,
-                          may_overlap=may_overlap)
-    s.wait_for("the holder's section", lambda: s.began(holder))
-    queued = [s.redlockrun(r, name="waiter", ttl=ttl) for _ in range(waiters)]
+    KILL_AFTER), or with LIMIT as many as fill the semaphore, and WAITERS blocked behind them;
+    returns (holders, waiters)."""
+    holders = []
+    for _ in range(limit or 1):
+        holder = s.redlockrun(r, name="holder", ttl=ttl, until="holder-may-end",
+                              options=["--kill-after", f"{KILL_AFTER}s"], expect=holder_expect,
+                              may_overlap=may_overlap, limit=limit)
+        s.wait_for(f"{holder.id}'s section", lambda: s.began(holder))
+        holders.append(holder)
+    queued = [s.redlockrun(r, name="waiter", ttl=ttl, limit=limit) for _ in range(waiters)]
     s.wait_for("the waiters to block", lambda: r.blocked_clients() == waiters)
-    return holder, queued
+    return holders, queued
+
 
 
 def write_blocks(r):
@@ -32,10 +40,11 @@ def write_blocks(r):
         probe.close()
 
 
-def more_load(s, r, sections=25):
+def more_load(s, r, sections=25, limit=None):
     """Long mode: contention on the server the fault hit, to catch what it left behind."""
     if s.long:
-        s.load(lambda: s.redlockrun(r, ttl="2s"), workers=3, sections=sections).join()
+        s.load(lambda: s.redlockrun(r, ttl="2s", limit=limit), workers=3,
+               sections=sections).join()
 
 
 @scenario("redis-restart", runs=(1, 15), sections=(4, 79), promise="""
@@ -46,8 +55,8 @@ def more_load(s, r, sections=25):
     overlap is allowed, and the fence, re-seeded from the server's time in µs, orders it.""")
 def redis_restart(s):
     r = s.redis()
-    holder, waiters = holder_and_waiters(s, r, holder_expect=(76,),
-                                         may_overlap=forgotten_lock(2, KILL_AFTER))
+    (holder,), waiters = holder_and_waiters(s, r, holder_expect=(76,),
+                                            may_overlap=forgotten_lock(2, KILL_AFTER))
     r.restart()  # confirmed: a new server
     s.wait_exit(holder, timeout=20)
     s.fire("holder-may-end")
@@ -62,17 +71,26 @@ def redis_restart(s):
     which falls before the key's expiry on the server, passes: it stops its command and exits 76
     before any waiter can start; no overlap at all. When the server continues, the key has
     expired by its clock and the waiters run, exit 0.""")
-def redis_stopped(s):
+def redis_stopped(s, limit=None):
     r = s.redis()
-    holder, waiters = holder_and_waiters(s, r, holder_expect=(76,))
+    holders, waiters = holder_and_waiters(s, r, holder_expect=(76,), limit=limit)
     r.pause()  # confirmed: stopped
-    s.wait_exit(holder, timeout=20)
+    for holder in holders:
+        s.wait_exit(holder, timeout=20)
     s.sleep(0.5)  # past the key's expiry on the server's clock
     r.resume()
     s.fire("holder-may-end")
     for waiter in waiters:
         s.wait_exit(waiter, timeout=40)
-    more_load(s, r)
+    more_load(s, r, limit=limit)
+
+
+semaphore_variant("redis-stopped", redis_stopped, runs=(1, 10), sections=(5, 80), promise="""
+    redis-stopped with --limit 2: both holders of the semaphore run and three waiters wait when
+    redis-server is stopped past the TTL. Promise: each holder's deadline passes before its slot
+    expires on the server: both stop their command and exit 76 before any waiter can start; no
+    overlap beyond the limit. Continued, the server has expired both slots and the waiters run,
+    exit 0.""")
 
 
 @scenario("redis-client-pause", runs=(1, 10), sections=(4, 79), promise="""
@@ -80,31 +98,41 @@ def redis_stopped(s):
     script call blocks (Redis also stops expiring keys meanwhile). Promise: as for a stopped
     server, the holder's deadline passes, it stops its command and exits 76; no overlap; the
     waiters run after the pause, exit 0.""")
-def redis_client_pause(s):
+def redis_client_pause(s, limit=None):
     r = s.redis()
-    holder, waiters = holder_and_waiters(s, r, holder_expect=(76,))
+    holders, waiters = holder_and_waiters(s, r, holder_expect=(76,), limit=limit)
     r.call("CLIENT", "PAUSE", 3000, "WRITE")
     s.confirm("CLIENT PAUSE WRITE: a write from another client blocks",
               lambda: write_blocks(r))
-    s.wait_exit(holder, timeout=20)
+    for holder in holders:
+        s.wait_exit(holder, timeout=20)
     s.fire("holder-may-end")
     for waiter in waiters:
         s.wait_exit(waiter, timeout=40)
-    more_load(s, r)
+    more_load(s, r, limit=limit)
+
+
+semaphore_variant("redis-client-pause", redis_client_pause, runs=(1, 10), sections=(5, 80),
+                  promise="""
+    redis-client-pause with --limit 2: CLIENT PAUSE WRITE past the TTL while both holders of the
+    semaphore run and three waiters wait. Promise: both holders' deadlines pass; they stop their
+    commands and exit 76; no overlap beyond the limit; the waiters run after the pause, exit
+    0.""")
 
 
 @scenario("script-flush", runs=(1, 10), sections=(22, 124), promise="""
     SCRIPT FLUSH, again and again, while locks are taken, renewed, handed over and released under
     contention. Promise: nothing changes: EVALSHA's NOSCRIPT is answered by EVAL; no overlap, no
     lost lock, every run exits 0.""")
-def script_flush(s):
+def script_flush(s, limit=None):
     r = s.redis()
-    holder, waiters = holder_and_waiters(s, r)
+    holder_and_waiters(s, r, limit=limit)
     r.call("SCRIPT", "FLUSH")
     s.sleep(1)  # a renewal or two, and the waiters' next attempts, meet an empty script cache
     r.call("SCRIPT", "FLUSH")
     s.fire("holder-may-end")
-    load = s.load(lambda: s.redlockrun(r, ttl="2s"), workers=3, sections=40 if s.long else 6)
+    load = s.load(lambda: s.redlockrun(r, ttl="2s", limit=limit), workers=3,
+                  sections=40 if s.long else 6)
     while any(thread.is_alive() for thread in load.threads):
         r.call("SCRIPT", "FLUSH")
         s.sleep(0.05)
@@ -115,6 +143,13 @@ def script_flush(s):
               and stats.get("cmdstat_eval", {}).get("calls", 0) > 0)
 
 
+semaphore_variant("script-flush", script_flush, runs=(1, 10), sections=(23, 125), promise="""
+    script-flush with --limit 2: SCRIPT FLUSH again and again while the semaphore's slots are
+    taken, renewed, handed over and released under contention. Promise: nothing changes:
+    EVALSHA's NOSCRIPT is answered by EVAL; no overlap beyond the limit, no lost lock, every run
+    exits 0.""")
+
+
 @scenario("flushall", runs=(1, 15), sections=(4, 79), promise="""
     FLUSHALL while a lock is held and waiters wait: the lock, its owner record and the fence
     counter are gone. Promise: a waiter takes the lock at once and may overlap the holder until
@@ -123,8 +158,8 @@ def script_flush(s):
     two. Waiters exit 0.""")
 def flushall(s):
     r = s.redis()
-    holder, waiters = holder_and_waiters(s, r, holder_expect=(76,),
-                                         may_overlap=forgotten_lock(2, KILL_AFTER))
+    (holder,), waiters = holder_and_waiters(s, r, holder_expect=(76,),
+                                            may_overlap=forgotten_lock(2, KILL_AFTER))
     held = r.call("EXISTS", s.key) == 1
     r.call("FLUSHALL")
     s.confirm("FLUSHALL removed the lock it found held",
@@ -158,7 +193,9 @@ def evicting_policy(s, policy, may_overlap):
     """A server with 3 MB for data and POLICY; the memory fills up while a lock is held and
     waiters wait. Returns the holder and waiters."""
     r = s.redis(options=["--maxmemory", "3mb", "--maxmemory-policy", policy])
-    return r, holder_and_waiters(s, r, holder_expect=(0, 76), may_overlap=may_overlap, ttl="3s")
+    (holder,), waiters = holder_and_waiters(s, r, holder_expect=(0, 76), may_overlap=may_overlap,
+                                            ttl="3s")
+    return r, (holder, waiters)
 
 
 def confirm_evicted(s, r):
@@ -218,7 +255,7 @@ def evicted_volatile_lru(s):
     (0).""")
 def memory_full_noeviction(s):
     r = s.redis(options=["--maxmemory", "3mb", "--maxmemory-policy", "noeviction"])
-    holder, waiters = holder_and_waiters(s, r, holder_expect=(0, 76), ttl="3s")
+    _, waiters = holder_and_waiters(s, r, holder_expect=(0, 76), ttl="3s")
     for waiter in waiters:
         waiter.expect = {0, 69}
     refused = fill_memory(r, 8)
