@@ -1,5 +1,7 @@
 """Faults of the Redis server: crashes, stalls, pauses, flushed scripts and data, eviction."""
 
+import time
+
 import redis
 
 from harness import STOP_MARGIN, ScenarioFailed, forgotten_lock, scenario
@@ -177,15 +179,35 @@ def application(r):
     return redis.Redis(unix_socket_path=r.sock, db=1, socket_timeout=10)
 
 
-def fill_memory(r, megabytes):
+def fill_memory(r, megabytes, stay_over_limit=False):
     """Writes MEGABYTES of filler keys without expiry, as an application sharing the server would;
-    returns how many writes the server refused (out of memory)."""
+    returns how many writes the server refused (out of memory). With STAY_OVER_LIMIT (a server
+    that evicts nothing), goes on until the memory stays over maxmemory."""
     refused = 0
-    pipe = application(r).pipeline(transaction=False)
+    client = application(r)
+    pipe = client.pipeline(transaction=False)
     for i in range(megabytes * 1024):
         pipe.set(f"filler:{i}", "x" * 1000)
         if i % 256 == 255:
             refused += sum(isinstance(a, Exception) for a in pipe.execute(raise_on_error=False))
+    if not stay_over_limit:
+        return refused
+    # Buffers in flight (the pipelines' own, the clients') count as used memory while they last,
+    # so the memory falls back below the limit once they are freed, and the lock's writes would
+    # go through. Single writes top it up until one is refused, until it stays over the limit.
+    limit = int(r.admin.config_get("maxmemory")["maxmemory"])
+    topped = 0
+    for _ in range(50):
+        time.sleep(0.2)
+        if r.admin.info("memory")["used_memory"] > limit:
+            break
+        while topped < 100_000:
+            topped += 1
+            try:
+                client.set(f"filler:top:{topped}", "x" * 1000)
+            except redis.exceptions.ResponseError:
+                refused += 1
+                break
     return refused
 
 
@@ -258,7 +280,7 @@ def memory_full_noeviction(s):
     _, waiters = holder_and_waiters(s, r, holder_expect=(0, 76), ttl="3s")
     for waiter in waiters:
         waiter.expect = {0, 69}
-    refused = fill_memory(r, 8)
+    refused = fill_memory(r, 8, stay_over_limit=True)
     s.confirm("the memory filled up: the application's writes were refused", lambda: refused > 0)
     if r.call("EXISTS", s.key) != 1:
         raise ScenarioFailed("noeviction dropped the lock key")
