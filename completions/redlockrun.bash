@@ -5,7 +5,8 @@
 # its own completion, as for sudo or timeout) and, more simply, without it.
 
 # Every option, as `redlockrun --help` lists them.
-_redlockrun_options='-k --key -n --no-wait --nb -w --wait -t --ttl --no-renew
+_redlockrun_options='-k --key -n --no-wait --nb --nonblock -w --wait --timeout
+    -x --exclusive -t --ttl --no-renew
     --timestamp-unit --min-hold --limit -E --conflict-exit-code -c --command
     --on-lost --kill-after
     --lost-exit-code -u --url --password-file --sentinel-user
@@ -17,7 +18,7 @@ _redlockrun_options='-k --key -n --no-wait --nb -w --wait -t --ttl --no-renew
 _redlockrun_takes_value()
 {
     case $1 in
-        -[kwtEcu] | --key | --wait | --ttl | --timestamp-unit | --min-hold | --limit | \
+        -[kwtEcu] | --key | --wait | --timeout | --ttl | --timestamp-unit | --min-hold | --limit | \
             --conflict-exit-code | \
             --command | --on-lost | --kill-after | --lost-exit-code | --url | \
             --password-file | --sentinel-user | --sentinel-password-file | \
@@ -94,10 +95,10 @@ _redlockrun_value()
                 mapfile -t COMPREPLY < <(compgen -f -- "$value")
             fi
             ;;
-        -w | --wait | -t | --ttl | --min-hold | --kill-after | --connect-timeout)
+        -w | --wait | --timeout | -t | --ttl | --min-hold | --kill-after | --connect-timeout)
             # A duration: once a number is typed, offer its units.
             if [[ $value =~ ^[0-9]*\.?[0-9]+$|^[0-9]+\.$ ]]; then
-                COMPREPLY=("${value}ms" "${value}s" "${value}m" "${value}h")
+                COMPREPLY=("${value}ms" "${value}s" "${value}m" "${value}h" "${value}d")
             fi
             ;;
         -u | --url)

@@ -2,7 +2,7 @@
 # vendor_completions.d/redlockrun.fish.
 
 # Options that take a value, as `commandline` splits them into tokens.
-set -g __redlockrun_value_options -k --key -w --wait -t --ttl --timestamp-unit \
+set -g __redlockrun_value_options -k --key -w --wait --timeout -t --ttl --timestamp-unit \
     --min-hold --limit \
     -E --conflict-exit-code -c --command --on-lost --kill-after --lost-exit-code \
     -u --url --password-file --sentinel-user --sentinel-password-file --tls-ca-file --tls-cert --tls-key --tls-server-name \
@@ -38,7 +38,7 @@ function __redlockrun_command_position
             end
         else if string match -q -- '--list=*' $token
             set -e pattern_due
-        else if string match -qr -- '^-[nqvhV]*[kwtEcu]$' $token
+        else if string match -qr -- '^-[nxqvhV]*[kwtEcu]$' $token
             # A cluster of short options whose last one waits for its value.
             set i (math $i + 1)
         else if not string match -q -- '-?*' $token
@@ -81,7 +81,7 @@ end
 function __redlockrun_durations
     set -l value (commandline -ct | string replace -r -- '^(--[a-z-]+=|-[wt])' '')
     if string match -qr -- '^([0-9]*\.)?[0-9]+$|^[0-9]+\.$' $value
-        printf '%s\t%s\n' $value"ms" milliseconds $value"s" seconds $value"m" minutes $value"h" hours
+        printf '%s\t%s\n' $value"ms" milliseconds $value"s" seconds $value"m" minutes $value"h" hours $value"d" days
     end
 end
 
@@ -91,7 +91,10 @@ complete -c redlockrun -f
 complete -c redlockrun -n __redlockrun_in_options -s k -l key -x -d 'Name of the lock (a Redis key)'
 complete -c redlockrun -n __redlockrun_in_options -s n -l no-wait -d 'Fail at once if the lock is held'
 complete -c redlockrun -n __redlockrun_in_options -l nb -d 'Fail at once if the lock is held'
+complete -c redlockrun -n __redlockrun_in_options -l nonblock -d 'Fail at once if the lock is held'
 complete -c redlockrun -n __redlockrun_in_options -s w -l wait -x -a '(__redlockrun_durations)' -d 'Give up after waiting this long (duration)'
+complete -c redlockrun -n __redlockrun_in_options -l timeout -x -a '(__redlockrun_durations)' -d 'Give up after waiting this long (duration)'
+complete -c redlockrun -n __redlockrun_in_options -s x -l exclusive -d 'An exclusive lock: the default, as in flock(1)'
 complete -c redlockrun -n __redlockrun_in_options -s t -l ttl -x -a '(__redlockrun_durations)' -d 'How long the lock stays valid (duration, default 30s)'
 complete -c redlockrun -n __redlockrun_in_options -l no-renew -d 'Let the lock lapse after the TTL'
 complete -c redlockrun -n __redlockrun_in_options -l timestamp-unit -x -a 'ms\t"Milliseconds (default)" s\tSeconds' -d 'Unit of the timestamp written to the key'

@@ -142,8 +142,10 @@ fi
 mapfile -t help_options <<<"$listed"
 expect_exactly 'redlockrun -' "${help_options[@]}"
 expect_exactly 'redlockrun -k job -' "${help_options[@]}"
-expect_exactly 'redlockrun --ti' --timestamp-unit
+expect_exactly 'redlockrun --tim' --timeout --timestamp-unit
 expect_exactly 'redlockrun --no-' --no-wait --no-renew
+expect_exactly 'redlockrun --non' --nonblock
+expect_exactly 'redlockrun --ex' --exclusive
 
 # Values of enumerated options, separate or after =.
 expect_exactly 'redlockrun --timestamp-unit ' ms s
@@ -154,9 +156,11 @@ expect_exactly 'redlockrun --on-lost=' term ignore
 expect_exactly 'redlockrun -k job --on-lost=t' term
 
 # Durations: a typed number is offered with each unit; nothing is made up before that.
-expect_exactly 'redlockrun -t 30' 30ms 30s 30m 30h
-expect_exactly 'redlockrun -k job -w 1.5' 1.5ms 1.5s 1.5m 1.5h
-expect_exactly 'redlockrun --kill-after=2' 2ms 2s 2m 2h
+expect_exactly 'redlockrun -t 30' 30ms 30s 30m 30h 30d
+expect_exactly 'redlockrun -k job -w 1.5' 1.5ms 1.5s 1.5m 1.5h 1.5d
+expect_exactly 'redlockrun --kill-after=2' 2ms 2s 2m 2h 2d
+expect_exactly 'redlockrun -k job --timeout 5' 5ms 5s 5m 5h 5d
+expect_exactly 'redlockrun --timeout=5' 5ms 5s 5m 5h 5d
 expect_exactly 'redlockrun --connect-timeout ' 
 expect_exactly 'redlockrun -t x'
 
@@ -196,6 +200,8 @@ expect_exactly 'redlockrun --tls-server-name '
 expect_including 'redlockrun -k job redlockrun-fake-t' redlockrun-fake-tool
 expect_including 'redlockrun -k job -- redlockrun-fake-t' redlockrun-fake-tool
 expect_including 'redlockrun -kjob -n redlockrun-fake-t' redlockrun-fake-tool
+expect_including 'redlockrun -x --nonblock -k job redlockrun-fake-t' redlockrun-fake-tool
+expect_including 'redlockrun --timeout 5m -k job redlockrun-fake-t' redlockrun-fake-tool
 expect_including 'redlockrun --ttl=30s -u redis://127.0.0.1:6379/0 -k job redlockrun-fake-t' redlockrun-fake-tool
 expect_including 'redlockrun -c redlockrun-fake-t' redlockrun-fake-tool
 expect_excluding 'redlockrun -k job -- -' --ttl --key

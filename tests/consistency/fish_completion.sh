@@ -68,7 +68,10 @@ expect 'redlockrun --ti' --timestamp-unit
 expect 'redlockrun --timestamp-unit ' ms s
 expect 'redlockrun -k job --on-lost ' term ignore
 expect 'redlockrun --on-lost=i' --on-lost=ignore
-expect 'redlockrun -t 30' 30ms 30s 30m 30h
+expect 'redlockrun -t 30' 30ms 30s 30m 30h 30d
+expect 'redlockrun --timeout 30' 30ms 30s 30m 30h 30d
+expect 'redlockrun -xk job ech' echo
+expect 'redlockrun --timeout 5m -k job ech' echo
 expect 'redlockrun --kill-after=2' --kill-after=2s
 expect 'redlockrun -u ' redis:// rediss:// unix:/// redis-sentinel:// rediss-sentinel://
 expect "redlockrun --password-file $work/pas" "$work/passage" "$work/password"

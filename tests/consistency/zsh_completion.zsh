@@ -86,7 +86,9 @@ expect 'redlockrun --timestamp-unit ' ms s
 expect 'redlockrun --timestamp-unit=' ms s
 expect 'redlockrun -k job --on-lost ' term ignore
 expect 'redlockrun --on-lost=' term ignore
-expect 'redlockrun -t 30' h
+expect 'redlockrun -t 30' h d
+expect 'redlockrun --timeout 30' h d
+expect 'redlockrun -x -k job ech' echo
 expect 'redlockrun -u ' redis:// rediss:// unix:/// redis-sentinel:// rediss-sentinel://
 expect "redlockrun --password-file $work/pas" passage password
 expect "redlockrun --tls-key $work/pas" passage password
