@@ -26,12 +26,20 @@ fi
 mode=$4
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/redlockrun-bash-completion.XXXXXX")
-trap 'rm -rf "$work"' EXIT
 touch "$work/password" "$work/passage"
 mkdir "$work/bin"
 printf '#!/bin/sh\n' >"$work/bin/redlockrun-fake-tool"
 chmod +x "$work/bin/redlockrun-fake-tool"
+# The completion runs the redlockrun it completes for, to list the locks.
+ln -s "$redlockrun" "$work/bin/redlockrun"
 PATH=$work/bin:$PATH
+
+# A real server holding locks, behind a password, for -k and --list to offer their names; no
+# config file, and by default a server that is not there.
+# shellcheck source=tests/consistency/completion_server.sh
+. "$(dirname "$0")/completion_server.sh"
+start_completion_server "$work" "$redlockrun"
+trap 'stop_completion_server; rm -rf "$work"' EXIT
 
 if [ "$mode" = with ]; then
     # shellcheck source=/dev/null
@@ -216,6 +224,50 @@ else
     expect_exactly "redlockrun -k job fakecmd $work/passa" "$work/passage"
     expect_exactly "redlockrun -k job -- fakecmd --ttl $work/passw" "$work/password"
 fi
+
+# No key yet: the options come first, not commands; a word typed that does not start with - is
+# a command, and once the key is given the command follows.
+expect_including 'redlockrun ' -k --key --list --nonblock
+expect_excluding 'redlockrun ' redlockrun-fake-tool
+expect_including 'redlockrun -q ' -k --key
+expect_including 'redlockrun -u redis://h:1 -w 5m ' -k --key
+expect_including 'redlockrun -k job ' redlockrun-fake-tool
+expect_excluding 'redlockrun -k job ' -k --key
+expect_including 'redlockrun -qkjob ' redlockrun-fake-tool
+expect_including 'redlockrun --key=job ' redlockrun-fake-tool
+expect_including 'redlockrun redlockrun-fake-t' redlockrun-fake-tool
+expect_including 'redlockrun -- ' redlockrun-fake-tool
+
+# Lock names from the server: none when it is not reachable, none without its password (and no
+# prompt: stdin is not read), its locks with $REDISCLI_AUTH, or with the URL given on the line.
+expect_exactly 'redlockrun -k '
+expect_exactly 'redlockrun --list '
+REDLOCKRUN_URL=$completion_url
+expect_exactly 'redlockrun -k '
+export REDISCLI_AUTH=$completion_password
+expect_exactly 'redlockrun -k ' deploy-prod backup-db 'deploy\ to\ staging'
+expect_exactly 'redlockrun -k dep' deploy-prod 'deploy\ to\ staging'
+expect_exactly 'redlockrun -qk b' backup-db
+expect_exactly 'redlockrun --key=deploy-' deploy-prod
+expect_exactly 'redlockrun --list ' deploy-prod backup-db 'deploy\ to\ staging'
+expect_exactly 'redlockrun --json --list b' backup-db
+expect_exactly 'redlockrun -k nothing-like-it'
+REDLOCKRUN_URL=$completion_nowhere
+expect_exactly 'redlockrun -k '
+expect_exactly "redlockrun -u $completion_url -k d" deploy-prod 'deploy\ to\ staging'
+expect_exactly "redlockrun --url=$completion_url --list b" backup-db
+# A server that does not answer: nothing, within the bound.
+REDLOCKRUN_URL=$completion_url
+pause_completion_server
+started=$SECONDS
+expect_exactly 'redlockrun -k '
+if ((SECONDS - started > 4)); then
+    echo "not ok [$mode]: completing a key from a server that does not answer took $((SECONDS - started)) s"
+    failures=$((failures + 1))
+fi
+resume_completion_server
+unset REDISCLI_AUTH
+REDLOCKRUN_URL=$completion_nowhere
 
 if [ "$failures" -gt 0 ]; then
     echo "$failures failure(s) [$mode bash-completion]"
