@@ -5,7 +5,8 @@
 # its own completion, as for sudo or timeout) and, more simply, without it.
 
 # Every option, as `redlockrun --help` lists them.
-_redlockrun_options='-k --key -n --no-wait --nb -w --wait -t --ttl --no-renew
+_redlockrun_options='-k --key -n --no-wait --nb --nonblock -w --wait --timeout
+    -x --exclusive -t --ttl --no-renew
     --timestamp-unit --min-hold --limit -E --conflict-exit-code -c --command
     --on-lost --kill-after
     --lost-exit-code -u --url --password-file --sentinel-user
@@ -17,7 +18,7 @@ _redlockrun_options='-k --key -n --no-wait --nb -w --wait -t --ttl --no-renew
 _redlockrun_takes_value()
 {
     case $1 in
-        -[kwtEcu] | --key | --wait | --ttl | --timestamp-unit | --min-hold | --limit | \
+        -[kwtEcu] | --key | --wait | --timeout | --ttl | --timestamp-unit | --min-hold | --limit | \
             --conflict-exit-code | \
             --command | --on-lost | --kill-after | --lost-exit-code | --url | \
             --password-file | --sentinel-user | --sentinel-password-file | \
@@ -27,6 +28,41 @@ _redlockrun_takes_value()
             ;;
     esac
     return 1
+}
+
+# Succeeds if the option (a long name) says which Redis to ask, and how: these
+# are passed on when the lock names are listed.
+_redlockrun_connection_option()
+{
+    case $1 in
+        --url | --config | --password-file | --sentinel-user | --sentinel-password-file | \
+            --tls-ca-file | --tls-cert | --tls-key | --tls-server-name)
+            return 0
+            ;;
+    esac
+    return 1
+}
+
+# Offers the names of the locks that start with $1, as `redlockrun --list` finds
+# them on the server that the options typed so far name (rlr_connection holds
+# them). Bounded: a server that does not answer within a second offers nothing,
+# silently. Never asks for a password: stdin is /dev/null, and only a config
+# file's or $REDISCLI_AUTH's is used.
+_redlockrun_lock_names()
+{
+    local prefix=$1 pattern
+    # The prefix, its glob characters escaped, is where SCAN starts matching.
+    pattern=$(printf '%s' "$prefix" | sed 's/[][*?\\]/\\&/g')'*'
+    local -a bounded=()
+    command -v timeout >/dev/null && bounded=(timeout 3)
+    local name
+    COMPREPLY=()
+    # A name that JSON had to escape is left out rather than offered wrongly.
+    while IFS= read -r name; do
+        [[ $name == "$prefix"* ]] && COMPREPLY+=("$(printf '%q' "$name")")
+    done < <("${bounded[@]}" "${rlr_words[0]}" "${rlr_connection[@]}" --connect-timeout 1s \
+        --list "$pattern" --json </dev/null 2>/dev/null |
+        sed -n 's/^{"key":"\([^"\\]*\)",.*/\1/p')
 }
 
 # Splits the command line into the words the shell will pass to redlockrun.
@@ -94,10 +130,10 @@ _redlockrun_value()
                 mapfile -t COMPREPLY < <(compgen -f -- "$value")
             fi
             ;;
-        -w | --wait | -t | --ttl | --min-hold | --kill-after | --connect-timeout)
+        -w | --wait | --timeout | -t | --ttl | --min-hold | --kill-after | --connect-timeout)
             # A duration: once a number is typed, offer its units.
             if [[ $value =~ ^[0-9]*\.?[0-9]+$|^[0-9]+\.$ ]]; then
-                COMPREPLY=("${value}ms" "${value}s" "${value}m" "${value}h")
+                COMPREPLY=("${value}ms" "${value}s" "${value}m" "${value}h" "${value}d")
             fi
             ;;
         -u | --url)
@@ -111,8 +147,11 @@ _redlockrun_value()
             [[ $value != *[[:space:]]* ]] &&
                 mapfile -t COMPREPLY < <(compgen -c -- "$value")
             ;;
+        -k | --key | --list)
+            _redlockrun_lock_names "$value"
+            ;;
         *)
-            # A key, an exit status or a server name: nothing to offer.
+            # An exit status or a server name: nothing to offer.
             COMPREPLY=()
             ;;
     esac
@@ -135,7 +174,7 @@ _redlockrun_command()
 
 _redlockrun()
 {
-    local -a rlr_words rlr_starts
+    local -a rlr_words rlr_starts rlr_connection=()
     local rlr_cword
     COMPREPLY=()
     _redlockrun_split_line
@@ -143,6 +182,9 @@ _redlockrun()
     # --list given without its pattern: the one word after the options is the pattern, since
     # --list runs no command.
     local list_pattern_due=''
+    # Until a key is given (or --list, which takes none), an empty word is offered the options,
+    # not commands: the command comes after -k KEY.
+    local key_due=yes
 
     # Options end at the first word that is not one, or at --.
     for ((i = 1; i < rlr_cword; i++)); do
@@ -151,6 +193,9 @@ _redlockrun()
             # --list's pattern may be left out: a word that starts with - is then an option.
             if [[ $pending != --list || $word != -* ]]; then
                 [[ $pending == --list ]] && list_pattern_due=''
+                [[ $pending == -k || $pending == --key ]] && key_due=''
+                [[ $pending == -u ]] && pending=--url
+                _redlockrun_connection_option "$pending" && rlr_connection+=("$pending" "$word")
                 pending=''
                 continue
             fi
@@ -162,18 +207,24 @@ _redlockrun()
                 return
                 ;;
             --list=*)
-                list_pattern_due=''
+                list_pattern_due='' key_due=''
                 ;;
-            --*=*) ;;
+            --*=*)
+                [[ $word == --key=* ]] && key_due=''
+                _redlockrun_connection_option "${word%%=*}" && rlr_connection+=("$word")
+                ;;
             --list)
                 pending=$word
-                list_pattern_due=yes
+                list_pattern_due=yes key_due=''
                 ;;
             --?*)
                 _redlockrun_takes_value "$word" && pending=$word
                 ;;
             -?*)
                 pending=$(_redlockrun_pending_short "$word")
+                # The value is in the same word: -kjob, -qkjob, -uredis://host.
+                [[ $word =~ ^-[^kwtEcu]*k. ]] && key_due=''
+                [[ $word =~ ^-[^kwtEcu]*u(.+)$ ]] && rlr_connection+=(--url "${BASH_REMATCH[1]}")
                 ;;
             *)
                 if [[ $list_pattern_due ]]; then
@@ -190,7 +241,7 @@ _redlockrun()
         _redlockrun_value "$pending" "$cur"
     elif [[ $cur == --*=* ]]; then
         _redlockrun_value "${cur%%=*}" "${cur#*=}"
-    elif [[ $cur == -* ]]; then
+    elif [[ $cur == -* || (-z $cur && $key_due) ]]; then
         mapfile -t COMPREPLY < <(compgen -W "$_redlockrun_options" -- "$cur")
     elif [[ $list_pattern_due ]]; then
         _redlockrun_value --list "$cur"

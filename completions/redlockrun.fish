@@ -2,7 +2,7 @@
 # vendor_completions.d/redlockrun.fish.
 
 # Options that take a value, as `commandline` splits them into tokens.
-set -g __redlockrun_value_options -k --key -w --wait -t --ttl --timestamp-unit \
+set -g __redlockrun_value_options -k --key -w --wait --timeout -t --ttl --timestamp-unit \
     --min-hold --limit \
     -E --conflict-exit-code -c --command --on-lost --kill-after --lost-exit-code \
     -u --url --password-file --sentinel-user --sentinel-password-file --tls-ca-file --tls-cert --tls-key --tls-server-name \
@@ -38,7 +38,7 @@ function __redlockrun_command_position
             end
         else if string match -q -- '--list=*' $token
             set -e pattern_due
-        else if string match -qr -- '^-[nqvhV]*[kwtEcu]$' $token
+        else if string match -qr -- '^-[nxqvhV]*[kwtEcu]$' $token
             # A cluster of short options whose last one waits for its value.
             set i (math $i + 1)
         else if not string match -q -- '-?*' $token
@@ -65,6 +65,56 @@ function __redlockrun_in_options
     test -z "$(__redlockrun_command_position)"
 end
 
+# True on an empty word where the command would start while no key is given
+# yet (nor --list, which takes none): the options are offered there, not
+# commands, since the command comes after -k KEY.
+function __redlockrun_key_due
+    test -z (commandline -ct); or return 1
+    set -l tokens (commandline -opc)
+    test "$(__redlockrun_command_position)" = (math (count $tokens) + 1); or return 1
+    for token in $tokens[2..-1]
+        if string match -qr -- '^(-k|--key|--key=.*|--list|--list=.*|-[nxqvhV]*k.*)$' $token
+            return 1
+        end
+    end
+end
+
+# True where --list's pattern goes (-k's value is the option's own argument).
+function __redlockrun_list_pattern_due
+    test (commandline -opc)[-1] = --list; and not string match -q -- '-*' (commandline -ct)
+end
+
+# The names of the locks that redlockrun --list finds on the server that the
+# options typed so far name. Bounded: a server that does not answer within a
+# second offers nothing, silently. Never asks for a password: stdin is
+# /dev/null, and only a config file's or $REDISCLI_AUTH's is used.
+function __redlockrun_lock_names
+    set -l tokens (commandline -opc)
+    set -l connection
+    set -l i 2
+    while test $i -le (count $tokens)
+        set -l token $tokens[$i]
+        switch $token
+            case -u --url --config --password-file --sentinel-user --sentinel-password-file \
+                --tls-ca-file --tls-cert --tls-key --tls-server-name
+                set i (math $i + 1)
+                test $i -le (count $tokens); and set -a connection $token $tokens[$i]
+            case '--url=*' '--config=*' '--password-file=*' '--sentinel-*=*' '--tls-*=*'
+                set -a connection $token
+            case '-u?*'
+                set -a connection --url (string sub -s 3 -- $token)
+        end
+        set i (math $i + 1)
+    end
+    # The prefix typed, its glob characters escaped, is where SCAN starts matching; a name that
+    # JSON had to escape is left out rather than offered wrongly.
+    set -l pattern (string replace -ra -- '([][*?\\\\])' '\\\\$1' "$(commandline -ct)")'*'
+    set -l bounded
+    command -q timeout; and set bounded timeout 3
+    $bounded $tokens[1] $connection --connect-timeout 1s --list $pattern --json </dev/null 2>/dev/null |
+        string replace -rf -- '^\{"key":"([^"\\\\]*)",.*' '$1'
+end
+
 # Completes the command and its arguments as if they stood alone.
 function __redlockrun_complete_command
     set -l position (__redlockrun_command_position)
@@ -81,17 +131,20 @@ end
 function __redlockrun_durations
     set -l value (commandline -ct | string replace -r -- '^(--[a-z-]+=|-[wt])' '')
     if string match -qr -- '^([0-9]*\.)?[0-9]+$|^[0-9]+\.$' $value
-        printf '%s\t%s\n' $value"ms" milliseconds $value"s" seconds $value"m" minutes $value"h" hours
+        printf '%s\t%s\n' $value"ms" milliseconds $value"s" seconds $value"m" minutes $value"h" hours $value"d" days
     end
 end
 
 complete -c redlockrun -f
 
 # Lock
-complete -c redlockrun -n __redlockrun_in_options -s k -l key -x -d 'Name of the lock (a Redis key)'
+complete -c redlockrun -n __redlockrun_in_options -s k -l key -x -a '(__redlockrun_lock_names)' -d 'Name of the lock (a Redis key)'
 complete -c redlockrun -n __redlockrun_in_options -s n -l no-wait -d 'Fail at once if the lock is held'
 complete -c redlockrun -n __redlockrun_in_options -l nb -d 'Fail at once if the lock is held'
+complete -c redlockrun -n __redlockrun_in_options -l nonblock -d 'Fail at once if the lock is held'
 complete -c redlockrun -n __redlockrun_in_options -s w -l wait -x -a '(__redlockrun_durations)' -d 'Give up after waiting this long (duration)'
+complete -c redlockrun -n __redlockrun_in_options -l timeout -x -a '(__redlockrun_durations)' -d 'Give up after waiting this long (duration)'
+complete -c redlockrun -n __redlockrun_in_options -s x -l exclusive -d 'An exclusive lock: the default, as in flock(1)'
 complete -c redlockrun -n __redlockrun_in_options -s t -l ttl -x -a '(__redlockrun_durations)' -d 'How long the lock stays valid (duration, default 30s)'
 complete -c redlockrun -n __redlockrun_in_options -l no-renew -d 'Let the lock lapse after the TTL'
 complete -c redlockrun -n __redlockrun_in_options -l timestamp-unit -x -a 'ms\t"Milliseconds (default)" s\tSeconds' -d 'Unit of the timestamp written to the key'
@@ -127,5 +180,11 @@ complete -c redlockrun -n __redlockrun_in_options -s v -l verbose -d 'Report wai
 complete -c redlockrun -n __redlockrun_in_options -s h -l help -d 'Display help'
 complete -c redlockrun -n __redlockrun_in_options -s V -l version -d 'Display version'
 
+# --list's pattern: the lock names, from the server.
+complete -c redlockrun -n __redlockrun_list_pattern_due -x -a '(__redlockrun_lock_names)'
+
+# No key yet: the options, as if a dash had been typed.
+complete -c redlockrun -n __redlockrun_key_due -x -a '(complete -C "redlockrun -")'
+
 # The command after the options, and its own arguments.
-complete -c redlockrun -n 'not __redlockrun_in_options' -x -a '(__redlockrun_complete_command)'
+complete -c redlockrun -n 'not __redlockrun_in_options; and not __redlockrun_key_due' -x -a '(__redlockrun_complete_command)'

@@ -92,6 +92,7 @@ private:
     // as the next word if that does not start with '-'.
     CLI::Option* optional_value(const char* names, const char* type, const char* implied,
                                 const char* description, std::optional<Setting> OptionText::*field);
+    // A null `field` makes a flag that is accepted and changes nothing.
     void flag(const char* names, const char* description, bool OptionText::*field);
     // --help and --version win over whatever follows them, so they stop the parse where they
     // stand, as getopt_long's caller would: by throwing CLI11's own exception for each.
@@ -109,11 +110,15 @@ Declarations::Declarations() {
     group_ = "Lock";
     value("-k,--key", "<key>", InConfigFile::no, "name of the lock (a Redis key)",
           &OptionText::key);
-    flag("-n,--no-wait,--nb", "fail at once if the lock is held", &OptionText::no_wait);
-    value("-w,--wait", "<duration>", InConfigFile::yes,
+    // flock(1)'s names beside redlockrun's own: --nb and --nonblock, --timeout, -x.
+    flag("-n,--no-wait,--nb,--nonblock", "fail at once if the lock is held", &OptionText::no_wait);
+    value("-w,--wait,--timeout", "<duration>", InConfigFile::yes,
           "give up after waiting this long, for the lock\nor for Redis at start (0: same as "
           "-n;\ndefault: wait forever)",
           &OptionText::wait);
+    // An exclusive lock is the only kind there is, so -x changes nothing; it is declared for the
+    // scripts written for flock(1) that say so.
+    flag("-x,--exclusive", "an exclusive lock: the default, as in flock(1)", nullptr);
     value(
         "-t,--ttl", "<duration>", InConfigFile::yes,
         "how long the lock stays valid (default 30s);\nrenewed every ttl/3 while the command runs",
@@ -394,6 +399,12 @@ OptionText parse_config(std::string_view text, const std::string& file) {
         if (!option->get_configurable()) {
             throw config_error(fmt::format("{}: {} can be given on the command line only",
                                            where(item.name), item.name));
+        }
+        // One name for each entry, the one FILES in the man page lists: flock(1)'s other names
+        // (timeout) are for the command line.
+        if (const std::string& entry_name = option->get_lnames().front(); entry_name != item.name) {
+            throw config_error(fmt::format("{}: unknown entry '{}': write {} = ...",
+                                           where(item.name), item.name, entry_name));
         }
         const auto entry = entries.find(item.name);
         if (entry != entries.end() && !entry->second->value) {

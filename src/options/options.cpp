@@ -13,9 +13,8 @@ namespace {
 Millis duration_option(const Setting& setting) {
     auto duration = parse_duration(setting.value);
     if (!duration) {
-        throw UsageError(
-            fmt::format("{}: '{}' is not a duration (examples: 1.5, 500ms, 30s, 2m, 1h)",
-                        setting.origin, setting.value));
+        throw UsageError(fmt::format("{}: '{}' {}", setting.origin, setting.value,
+                                     explain_bad_duration(setting.value)));
     }
     return *duration;
 }

@@ -26,12 +26,20 @@ fi
 mode=$4
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/redlockrun-bash-completion.XXXXXX")
-trap 'rm -rf "$work"' EXIT
 touch "$work/password" "$work/passage"
 mkdir "$work/bin"
 printf '#!/bin/sh\n' >"$work/bin/redlockrun-fake-tool"
 chmod +x "$work/bin/redlockrun-fake-tool"
+# The completion runs the redlockrun it completes for, to list the locks.
+ln -s "$redlockrun" "$work/bin/redlockrun"
 PATH=$work/bin:$PATH
+
+# A real server holding locks, behind a password, for -k and --list to offer their names; no
+# config file, and by default a server that is not there.
+# shellcheck source=tests/consistency/completion_server.sh
+. "$(dirname "$0")/completion_server.sh"
+start_completion_server "$work" "$redlockrun"
+trap 'stop_completion_server; rm -rf "$work"' EXIT
 
 if [ "$mode" = with ]; then
     # shellcheck source=/dev/null
@@ -142,8 +150,10 @@ fi
 mapfile -t help_options <<<"$listed"
 expect_exactly 'redlockrun -' "${help_options[@]}"
 expect_exactly 'redlockrun -k job -' "${help_options[@]}"
-expect_exactly 'redlockrun --ti' --timestamp-unit
+expect_exactly 'redlockrun --tim' --timeout --timestamp-unit
 expect_exactly 'redlockrun --no-' --no-wait --no-renew
+expect_exactly 'redlockrun --non' --nonblock
+expect_exactly 'redlockrun --ex' --exclusive
 
 # Values of enumerated options, separate or after =.
 expect_exactly 'redlockrun --timestamp-unit ' ms s
@@ -154,9 +164,11 @@ expect_exactly 'redlockrun --on-lost=' term ignore
 expect_exactly 'redlockrun -k job --on-lost=t' term
 
 # Durations: a typed number is offered with each unit; nothing is made up before that.
-expect_exactly 'redlockrun -t 30' 30ms 30s 30m 30h
-expect_exactly 'redlockrun -k job -w 1.5' 1.5ms 1.5s 1.5m 1.5h
-expect_exactly 'redlockrun --kill-after=2' 2ms 2s 2m 2h
+expect_exactly 'redlockrun -t 30' 30ms 30s 30m 30h 30d
+expect_exactly 'redlockrun -k job -w 1.5' 1.5ms 1.5s 1.5m 1.5h 1.5d
+expect_exactly 'redlockrun --kill-after=2' 2ms 2s 2m 2h 2d
+expect_exactly 'redlockrun -k job --timeout 5' 5ms 5s 5m 5h 5d
+expect_exactly 'redlockrun --timeout=5' 5ms 5s 5m 5h 5d
 expect_exactly 'redlockrun --connect-timeout ' 
 expect_exactly 'redlockrun -t x'
 
@@ -196,6 +208,8 @@ expect_exactly 'redlockrun --tls-server-name '
 expect_including 'redlockrun -k job redlockrun-fake-t' redlockrun-fake-tool
 expect_including 'redlockrun -k job -- redlockrun-fake-t' redlockrun-fake-tool
 expect_including 'redlockrun -kjob -n redlockrun-fake-t' redlockrun-fake-tool
+expect_including 'redlockrun -x --nonblock -k job redlockrun-fake-t' redlockrun-fake-tool
+expect_including 'redlockrun --timeout 5m -k job redlockrun-fake-t' redlockrun-fake-tool
 expect_including 'redlockrun --ttl=30s -u redis://127.0.0.1:6379/0 -k job redlockrun-fake-t' redlockrun-fake-tool
 expect_including 'redlockrun -c redlockrun-fake-t' redlockrun-fake-tool
 expect_excluding 'redlockrun -k job -- -' --ttl --key
@@ -210,6 +224,50 @@ else
     expect_exactly "redlockrun -k job fakecmd $work/passa" "$work/passage"
     expect_exactly "redlockrun -k job -- fakecmd --ttl $work/passw" "$work/password"
 fi
+
+# No key yet: the options come first, not commands; a word typed that does not start with - is
+# a command, and once the key is given the command follows.
+expect_including 'redlockrun ' -k --key --list --nonblock
+expect_excluding 'redlockrun ' redlockrun-fake-tool
+expect_including 'redlockrun -q ' -k --key
+expect_including 'redlockrun -u redis://h:1 -w 5m ' -k --key
+expect_including 'redlockrun -k job ' redlockrun-fake-tool
+expect_excluding 'redlockrun -k job ' -k --key
+expect_including 'redlockrun -qkjob ' redlockrun-fake-tool
+expect_including 'redlockrun --key=job ' redlockrun-fake-tool
+expect_including 'redlockrun redlockrun-fake-t' redlockrun-fake-tool
+expect_including 'redlockrun -- ' redlockrun-fake-tool
+
+# Lock names from the server: none when it is not reachable, none without its password (and no
+# prompt: stdin is not read), its locks with $REDISCLI_AUTH, or with the URL given on the line.
+expect_exactly 'redlockrun -k '
+expect_exactly 'redlockrun --list '
+REDLOCKRUN_URL=$completion_url
+expect_exactly 'redlockrun -k '
+export REDISCLI_AUTH=$completion_password
+expect_exactly 'redlockrun -k ' deploy-prod backup-db 'deploy\ to\ staging'
+expect_exactly 'redlockrun -k dep' deploy-prod 'deploy\ to\ staging'
+expect_exactly 'redlockrun -qk b' backup-db
+expect_exactly 'redlockrun --key=deploy-' deploy-prod
+expect_exactly 'redlockrun --list ' deploy-prod backup-db 'deploy\ to\ staging'
+expect_exactly 'redlockrun --json --list b' backup-db
+expect_exactly 'redlockrun -k nothing-like-it'
+REDLOCKRUN_URL=$completion_nowhere
+expect_exactly 'redlockrun -k '
+expect_exactly "redlockrun -u $completion_url -k d" deploy-prod 'deploy\ to\ staging'
+expect_exactly "redlockrun --url=$completion_url --list b" backup-db
+# A server that does not answer: nothing, within the bound.
+REDLOCKRUN_URL=$completion_url
+pause_completion_server
+started=$SECONDS
+expect_exactly 'redlockrun -k '
+if ((SECONDS - started > 4)); then
+    echo "not ok [$mode]: completing a key from a server that does not answer took $((SECONDS - started)) s"
+    failures=$((failures + 1))
+fi
+resume_completion_server
+unset REDISCLI_AUTH
+REDLOCKRUN_URL=$completion_nowhere
 
 if [ "$failures" -gt 0 ]; then
     echo "$failures failure(s) [$mode bash-completion]"

@@ -19,8 +19,18 @@ if ! fish --no-config -n "$completion_file"; then
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/redlockrun-fish-completion.XXXXXX")
-trap 'rm -rf "$work"' EXIT
 touch "$work/password" "$work/passage"
+# The completion runs the redlockrun it completes for, to list the locks.
+mkdir "$work/bin"
+ln -s "$(realpath "$redlockrun")" "$work/bin/redlockrun"
+PATH=$work/bin:$PATH
+
+# A real server holding locks, behind a password, for -k and --list to offer their names; no
+# config file, and by default a server that is not there.
+# shellcheck source=tests/consistency/completion_server.sh
+. "$(dirname "$0")/completion_server.sh"
+start_completion_server "$work" "$redlockrun"
+trap 'stop_completion_server; rm -rf "$work"' EXIT
 
 # candidates LINE: the candidates (without their descriptions) that fish offers at the end of LINE.
 candidates() {
@@ -68,7 +78,10 @@ expect 'redlockrun --ti' --timestamp-unit
 expect 'redlockrun --timestamp-unit ' ms s
 expect 'redlockrun -k job --on-lost ' term ignore
 expect 'redlockrun --on-lost=i' --on-lost=ignore
-expect 'redlockrun -t 30' 30ms 30s 30m 30h
+expect 'redlockrun -t 30' 30ms 30s 30m 30h 30d
+expect 'redlockrun --timeout 30' 30ms 30s 30m 30h 30d
+expect 'redlockrun -xk job ech' echo
+expect 'redlockrun --timeout 5m -k job ech' echo
 expect 'redlockrun --kill-after=2' --kill-after=2s
 expect 'redlockrun -u ' redis:// rediss:// unix:/// redis-sentinel:// rediss-sentinel://
 expect "redlockrun --password-file $work/pas" "$work/passage" "$work/password"
@@ -95,6 +108,45 @@ expect 'redlockrun -k job -- fakecmd ' fake-alpha fake-beta
 expect 'redlockrun --ttl=30s -kjob fakecmd fake-' fake-alpha fake-beta
 expect_not 'redlockrun -k job -- fakecmd -' --ttl --key
 expect_not 'redlockrun -k job fakecmd ' --ttl ms
+
+# No key yet: the options come first, not commands; a word typed that does not start with - is
+# a command, and once the key is given the command follows.
+expect 'redlockrun ' -k --key --list --nonblock
+expect_not 'redlockrun ' echo
+expect 'redlockrun -q ' -k --key
+expect 'redlockrun -u redis://h:1 -w 5m ' -k --key
+expect 'redlockrun -k job ' echo
+expect_not 'redlockrun -k job ' -k --key
+expect 'redlockrun ech' echo
+
+# Lock names from the server: none when it is not reachable, none without its password (and no
+# prompt), its locks with $REDISCLI_AUTH, or with the URL given on the line.
+expect 'redlockrun -k '
+expect 'redlockrun --list '
+export REDLOCKRUN_URL=$completion_url
+expect 'redlockrun -k '
+export REDISCLI_AUTH=$completion_password
+expect 'redlockrun -k ' deploy-prod backup-db 'deploy to staging'
+expect 'redlockrun -k dep' deploy-prod 'deploy to staging'
+expect_not 'redlockrun -k dep' backup-db
+expect 'redlockrun -qk b' backup-db
+expect 'redlockrun --list ' deploy-prod backup-db 'deploy to staging'
+expect 'redlockrun -k nothing-like-it'
+export REDLOCKRUN_URL=$completion_nowhere
+expect 'redlockrun -k '
+expect "redlockrun -u $completion_url -k d" deploy-prod 'deploy to staging'
+expect "redlockrun --url=$completion_url --list b" backup-db
+# A server that does not answer: nothing, within the bound.
+export REDLOCKRUN_URL=$completion_url
+pause_completion_server
+started=$SECONDS
+expect 'redlockrun -k '
+if ((SECONDS - started > 4)); then
+    echo "not ok: completing a key from a server that does not answer took $((SECONDS - started)) s"
+    failures=$((failures + 1))
+fi
+resume_completion_server
+unset REDISCLI_AUTH
 
 if [ "$failures" -gt 0 ]; then
     echo "$failures failure(s)"

@@ -19,8 +19,17 @@ fi
 zmodload zsh/zpty
 
 work=$(mktemp -d ${TMPDIR:-/tmp}/redlockrun-zsh-completion.XXXXXX)
-trap 'zpty -d shell 2>/dev/null; rm -rf $work' EXIT
+trap 'zpty -d shell 2>/dev/null; stop_completion_server; rm -rf $work' EXIT
 touch $work/password $work/passage
+# The completion runs the redlockrun it completes for, to list the locks.
+mkdir $work/bin
+ln -s ${redlockrun:A} $work/bin/redlockrun
+path=($work/bin $path)
+
+# A real server holding locks, behind a password, for -k and --list to offer their names; no
+# config file, and by default a server that is not there.
+source ${0:A:h}/completion_server.sh
+start_completion_server $work $redlockrun
 
 # One interactive zsh for every case, with the completion system loaded from COMPLETIONS_DIR only
 # (plus zsh's own functions), no listing (so no prompts), and compadd recording to $work/added.
@@ -46,6 +55,12 @@ candidates() {
     zpty -n -w shell "$1"$'\t'$'\x15'"print DO''NE:$cases:"$'\n'
     zpty -r -m shell ignored "*DONE:$cases:*ZLE>*"
     sort -u $work/added
+}
+
+in_shell() { # COMMAND: runs it in the interactive zsh, before the next case
+    (( cases += 1 ))
+    zpty -w shell "$1; print DO''NE:$cases:"
+    zpty -r -m shell ignored "*DONE:$cases:*ZLE>*"
 }
 
 expect() { # LINE [CANDIDATE...]: at least these are offered (nothing at all if none is given)
@@ -86,7 +101,9 @@ expect 'redlockrun --timestamp-unit ' ms s
 expect 'redlockrun --timestamp-unit=' ms s
 expect 'redlockrun -k job --on-lost ' term ignore
 expect 'redlockrun --on-lost=' term ignore
-expect 'redlockrun -t 30' h
+expect 'redlockrun -t 30' h d
+expect 'redlockrun --timeout 30' h d
+expect 'redlockrun -x -k job ech' echo
 expect 'redlockrun -u ' redis:// rediss:// unix:/// redis-sentinel:// rediss-sentinel://
 expect "redlockrun --password-file $work/pas" passage password
 expect "redlockrun --tls-key $work/pas" passage password
@@ -104,6 +121,44 @@ expect 'redlockrun -k job -- fakecmd ' fake-alpha fake-beta
 expect 'redlockrun --ttl=30s -k job fakecmd fake-' fake-alpha fake-beta
 expect_not 'redlockrun -k job -- fakecmd -' --ttl --key
 expect_not 'redlockrun -k job fakecmd --t' --ttl
+
+# No key yet: the options come first, not commands; a word typed that does not start with - is
+# a command, and once the key is given the command follows.
+expect 'redlockrun ' -k --key --list --nonblock
+expect_not 'redlockrun ' echo
+expect 'redlockrun -q ' -k --key
+expect 'redlockrun -u redis://h:1 -w 5m ' -k --key
+expect 'redlockrun -k job ' echo
+expect_not 'redlockrun -k job ' -k --key
+expect 'redlockrun ech' echo
+
+# Lock names from the server: none when it is not reachable, none without its password (and no
+# prompt), its locks with $REDISCLI_AUTH, or with the URL given on the line.
+expect 'redlockrun -k '
+expect_not 'redlockrun --list ' deploy-prod echo
+in_shell "export REDLOCKRUN_URL=$completion_url"
+expect 'redlockrun -k '
+in_shell "export REDISCLI_AUTH=$completion_password"
+expect 'redlockrun -k ' deploy-prod backup-db 'deploy to staging'
+expect 'redlockrun -k dep' deploy-prod 'deploy to staging'
+expect_not 'redlockrun -k dep' backup-db
+expect 'redlockrun -qk b' backup-db
+expect 'redlockrun --list ' deploy-prod backup-db 'deploy to staging'
+expect 'redlockrun -k nothing-like-it'
+in_shell "export REDLOCKRUN_URL=$completion_nowhere"
+expect 'redlockrun -k '
+expect "redlockrun -u $completion_url -k d" deploy-prod 'deploy to staging'
+expect "redlockrun --url=$completion_url --list b" backup-db
+# A server that does not answer: nothing, within the bound.
+in_shell "export REDLOCKRUN_URL=$completion_url"
+pause_completion_server
+started=$SECONDS
+expect 'redlockrun -k '
+if (( SECONDS - started > 4 )); then
+    print "not ok: completing a key from a server that does not answer took $(( SECONDS - started )) s"
+    (( failures += 1 ))
+fi
+resume_completion_server
 
 if (( failures )); then
     print "$failures failure(s)"

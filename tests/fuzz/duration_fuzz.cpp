@@ -1,6 +1,7 @@
 // Durations as users write them (--ttl, --wait, config files), and as messages print them: whatever
 // parses is within [0, max_duration], and what format_duration() prints parses back to the value
-// it stands for, within the rounding of the printed form.
+// it stands for, within the rounding of the printed form. What does not parse is explained, and a
+// spelling the explanation suggests parses.
 #include "base/duration.hpp"
 
 #include <cstddef>
@@ -11,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+using redlockrun::explain_bad_duration;
 using redlockrun::format_duration;
 using redlockrun::max_duration;
 using redlockrun::Millis;
@@ -62,6 +64,24 @@ void check_printed(Millis duration) {
     check(format_duration(*parsed) == std::string(text));
 }
 
+// A suggestion ("did you mean 5m?", "write 5m") is a duration: a user who follows it gets no
+// second refusal.
+void check_explained(std::string_view text) {
+    const std::string explanation = explain_bad_duration(text);
+    check(!explanation.empty());
+    for (const std::string_view lead :
+         {"is not a duration: did you mean ", "is not a duration: write "}) {
+        if (explanation.starts_with(lead)) {
+            std::string_view suggestion = std::string_view(explanation).substr(lead.size());
+            if (suggestion.ends_with('?')) {
+                suggestion.remove_suffix(1);
+            }
+            check(suggestion != text);
+            check(parse_duration(suggestion).has_value());
+        }
+    }
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -69,6 +89,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (auto parsed = parse_duration(text)) {
         check(parsed->count() >= 0 && *parsed <= max_duration);
         check_printed(*parsed);
+    } else {
+        check_explained(text);
     }
     // Any count at all, as a hostile server's "remaining" might be.
     if (size >= sizeof(int64_t)) {

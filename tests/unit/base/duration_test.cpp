@@ -1,8 +1,10 @@
 #include "base/duration.hpp"
 
 #include <doctest/doctest.h>
+#include <fmt/core.h>
 
 #include <cstdlib>
+#include <utility>
 
 using namespace redlockrun;
 using namespace std::chrono_literals;
@@ -14,6 +16,8 @@ TEST_CASE("durations: units, decimals and bare seconds") {
     CHECK(parse_duration("1.5s") == Millis{1500});
     CHECK(parse_duration("2m") == Millis{120000});
     CHECK(parse_duration("1h") == Millis{3600000});
+    CHECK(parse_duration("1d") == Millis{86'400'000});
+    CHECK(parse_duration("1.5d") == Millis{129'600'000});
     CHECK(parse_duration("0.25h") == Millis{900000});
     CHECK(parse_duration("0") == Millis{0});
     CHECK(parse_duration(".5") == Millis{500});
@@ -25,7 +29,7 @@ TEST_CASE("durations: units, decimals and bare seconds") {
 
 TEST_CASE("durations: anything else is refused") {
     for (const char* bad : {"", " ", "s", ".", "-1", "+1", "1e3", "1 s", " 1", "1s ", "1.5.3",
-                            "10x", "1sec", "1S", "1d", "ms5", "0x10", "1,5"}) {
+                            "10x", "1sec", "1S", "1D", "ms5", "0x10", "1,5"}) {
         CAPTURE(bad);
         CHECK_FALSE(parse_duration(bad).has_value());
     }
@@ -37,6 +41,49 @@ TEST_CASE("durations: the maximum and overflow") {
     CHECK_FALSE(parse_duration("99999999999999999999").has_value());
     CHECK_FALSE(parse_duration("9999999999h").has_value());
     CHECK(parse_duration("277777h") == Millis{277777LL * 3600 * 1000});
+    CHECK(parse_duration("11574d") == Millis{11574LL * 86'400'000});
+    CHECK_FALSE(parse_duration("11575d").has_value());
+    CHECK_FALSE(parse_duration("9999999999999d").has_value());
+    CHECK_FALSE(parse_duration("99999999999999d").has_value());
+}
+
+TEST_CASE("durations: a refusal says why, and a near miss gets the spelling that works") {
+    // Written well, but longer than any option takes.
+    for (const char* large : {"99999999999", "1000000001s", "99999999999999999999", "9999999999h",
+                              "11575d", "1000000000s1ms", "99999999999 seconds"}) {
+        CAPTURE(large);
+        CHECK(explain_bad_duration(large) == "is too large (at most 1000000000s, about 31 years)");
+    }
+    // Other names of the units: suggested, not accepted.
+    const std::pair<const char*, const char*> near_misses[] = {
+        {"5min", "5m"},         {"5mins", "5m"},    {"5minutes", "5m"},      {"5sec", "5s"},
+        {"5secs", "5s"},        {"5seconds", "5s"}, {"2hours", "2h"},        {"2hr", "2h"},
+        {"1day", "1d"},         {"3days", "3d"},    {"500msec", "500ms"},    {"1S", "1s"},
+        {"1.5H", "1.5h"},       {"5 min", "5m"},    {"1hour30min", "1h30m"}, {"1h 30mins", "1h30m"},
+        {"1d12hours", "1d12h"},
+    };
+    for (const auto& [typed, meant] : near_misses) {
+        CAPTURE(typed);
+        CHECK_FALSE(parse_duration(typed).has_value());
+        CHECK(explain_bad_duration(typed) ==
+              fmt::format("is not a duration: did you mean {}?", meant));
+    }
+    // Spaces, and nothing else, in the way.
+    const std::pair<const char*, const char*> spaced[] = {
+        {"5 m", "5m"}, {"1m 30s", "1m30s"}, {" 30s", "30s"}, {"1.5 ", "1.5"}, {"1 d 12 h", "1d12h"},
+    };
+    for (const auto& [typed, meant] : spaced) {
+        CAPTURE(typed);
+        CHECK_FALSE(parse_duration(typed).has_value());
+        CHECK(explain_bad_duration(typed) == fmt::format("is not a duration: write {}", meant));
+    }
+    // No guess where the meaning is not clear: examples instead.
+    for (const char* bad : {"soon", "", " ", "1 5", "30s1m", "30sec1min", "5x", "5 minutes ago",
+                            "-5m", "1e3", "1,5", "m", "1m1m", "1\nfoo", "5mn", "1\n5"}) {
+        CAPTURE(bad);
+        CHECK(explain_bad_duration(bad) == "is not a duration (examples: 1.5, 500ms, 30s, 2m, 1h)");
+    }
+    CHECK(explain_bad_duration("1\tm").find("did you mean") == std::string::npos);
 }
 
 TEST_CASE("durations: short human form") {
@@ -64,7 +111,10 @@ TEST_CASE("durations: combinations, largest unit first") {
     CHECK(parse_duration("1h0.5m") == Millis{3'630'000});
     CHECK(parse_duration("1s500ms") == Millis{1500});
     CHECK(parse_duration("1h1m1s1ms") == Millis{3'661'001});
-    for (const char* bad : {"30s1m", "1m1m", "1m30", "1s1", "m30s", "1m 30s", "1ms1s", "1h-1m"}) {
+    CHECK(parse_duration("1d12h") == Millis{129'600'000});
+    CHECK(parse_duration("2d3h4m5s6ms") == Millis{183'845'006});
+    for (const char* bad : {"30s1m", "1m1m", "1m30", "1s1", "m30s", "1m 30s", "1ms1s", "1h-1m",
+                            "1h1d", "1d1d", "1d 12h"}) {
         CAPTURE(bad);
         CHECK_FALSE(parse_duration(bad).has_value());
     }

@@ -117,6 +117,60 @@ TEST_CASE("cli: every option") {
     CHECK(parse({"-k", "job", "--replicas", "2", "true"}).options.replicas == 2);
 }
 
+TEST_CASE("cli: the names users of flock(1) and timeout(1) type") {
+    CHECK(parse({"--nonblock", "-k", "j", "true"}).options.no_wait);
+    CHECK(parse({"--timeout", "10m", "-k", "j", "true"}).options.wait == Millis{600'000});
+    CHECK(parse({"--timeout=1.5", "-k", "j", "true"}).options.wait == Millis{1500});
+    CHECK(usage_error({"--nonblock", "--timeout", "1", "-k", "j", "true"})
+              .find("exclude each other") != std::string::npos);
+    // -x is what every lock is already: accepted alone, bundled or long, and changes nothing.
+    const Options plain = parse({"-k", "j", "true"}).options;
+    for (auto words : {std::initializer_list<const char*>{"-x", "-k", "j", "true"},
+                       {"--exclusive", "-k", "j", "true"},
+                       {"-xnk", "j", "true"}}) {
+        const Options exclusive = parse(words).options;
+        CHECK(exclusive.key == plain.key);
+        CHECK(exclusive.limit == plain.limit);
+        CHECK(exclusive.command == plain.command);
+    }
+    CHECK(parse({"-xnk", "j", "true"}).options.no_wait);
+    CHECK(usage_error({"--exclusive=yes", "-k", "j", "true"}) == "--exclusive takes no value");
+    // The d unit, as timeout(1) takes it.
+    CHECK(parse({"-w", "1d", "-k", "j", "true"}).options.wait == Millis{86'400'000});
+    CHECK(parse({"--ttl=1d12h", "-k", "j", "true"}).options.ttl == Millis{129'600'000});
+    // A config file knows each entry by one name.
+    CHECK(parse_config_text("wait = 1d\n", "f").wait->value == "1d");
+    try {
+        parse_config_text("timeout = 5s\n", "f");
+        FAIL("timeout accepted in a config file");
+    } catch (const Fatal& error) {
+        CHECK(error.status() == 64);
+        CHECK(std::string(error.what()) == "f, line 1: unknown entry 'timeout': write wait = ...");
+    }
+}
+
+TEST_CASE("cli: a bad duration is answered with the spelling that works, or the largest allowed") {
+    CHECK(usage_error({"-k", "j", "-t", "5min", "true"}) ==
+          "--ttl: '5min' is not a duration: did you mean 5m?");
+    CHECK(usage_error({"-k", "j", "-w", "5 m", "true"}) ==
+          "--wait: '5 m' is not a duration: write 5m");
+    CHECK(usage_error({"-k", "j", "--timeout", "2hours", "true"}) ==
+          "--wait: '2hours' is not a duration: did you mean 2h?");
+    CHECK(usage_error({"-k", "j", "--kill-after", "500msec", "true"}) ==
+          "--kill-after: '500msec' is not a duration: did you mean 500ms?");
+    CHECK(usage_error({"-k", "j", "--min-hold", "1day", "true"}) ==
+          "--min-hold: '1day' is not a duration: did you mean 1d?");
+    // Every duration option takes up to the same largest duration, and says so beyond it.
+    for (const char* option :
+         {"--ttl", "--wait", "--min-hold", "--kill-after", "--connect-timeout"}) {
+        CAPTURE(option);
+        CHECK(parse({"-k", "j", option, "1000000000s", "true"}).action == CommandLine::Action::run);
+        CHECK(usage_error({"-k", "j", option, "99999999999", "true"}) ==
+              fmt::format("{}: '99999999999' is too large (at most 1000000000s, about 31 years)",
+                          option));
+    }
+}
+
 TEST_CASE("cli: defaults") {
     const Options o = parse({"-k", "job", "true"}).options;
     CHECK_FALSE(o.no_wait);
@@ -154,8 +208,8 @@ TEST_CASE("cli: usage errors say what is wrong") {
     CHECK(usage_error({"-k", "job", "--bogus", "true"}) == "unknown option --bogus");
     CHECK(usage_error({"--bogus"}) == "unknown option --bogus");
     CHECK(usage_error({"--bogus=1", "-k", "j", "true"}) == "unknown option --bogus");
-    CHECK(usage_error({"-k", "j", "-x", "true"}) == "unknown option -x");
-    CHECK(usage_error({"-nqx", "-k", "j", "true"}) == "unknown option -x");
+    CHECK(usage_error({"-k", "j", "-Z", "true"}) == "unknown option -Z");
+    CHECK(usage_error({"-nqZ", "-k", "j", "true"}) == "unknown option -Z");
     // Long names are never abbreviated: a later option must not change what a script meant.
     CHECK(usage_error({"--verb", "-k", "j", "true"}) == "unknown option --verb");
     CHECK(usage_error({"--quiet=yes", "-k", "j", "true"}) == "--quiet takes no value");
@@ -243,7 +297,7 @@ TEST_CASE("cli: where CLI11's defaults differ from getopt_long, getopt_long's be
     CHECK(usage_error({"--help=me"}) == "--help takes no value");
     // A dash and a digit is an unknown option, not the command.
     CHECK(usage_error({"-k", "j", "-1", "true"}) == "unknown option -1");
-    CHECK(usage_error({"-k", "j", "-xq", "true"}) == "unknown option -x");
+    CHECK(usage_error({"-k", "j", "-Zq", "true"}) == "unknown option -Z");
     // An unknown option before a bad one is reported first, as getopt_long would.
     CHECK(usage_error({"--bogus", "-k"}) == "unknown option --bogus");
     CHECK(usage_error({"-q", "--config"}) == "--config needs a value");
@@ -325,11 +379,18 @@ TEST_CASE("cli: --help is laid out as util-linux's, from the declarations") {
     CHECK(help.starts_with(
         "Usage:\n redlockrun [options] -k <key> [--] <command> [<argument>...]\n"));
     CHECK(help.find("\nLock:\n -k, --key <key>               name of the lock (a Redis key)\n"
-                    " -n, --no-wait, --nb           fail at once if the lock is held\n") !=
+                    " -n, --no-wait, --nb, --nonblock\n"
+                    "                               fail at once if the lock is held\n") !=
           std::string::npos);
     CHECK(help.find("\n     --connect-timeout <duration>\n"
                     "                               give up connecting, or waiting for a reply,\n"
                     "                                 after this long (default 5s)\n") !=
+          std::string::npos);
+    CHECK(
+        help.find(
+            "\n -x, --exclusive               an exclusive lock: the default, as in flock(1)\n") !=
+        std::string::npos);
+    CHECK(help.find("\nDurations: 1.5 (seconds), 500ms, 30s, 1.5s, 2m, 1h, 1d, 1m30s.\n") !=
           std::string::npos);
     CHECK(help.find("\n\nCommand:\n") != std::string::npos);
     CHECK(help.find("\n\nRedis:\n") != std::string::npos);
