@@ -62,7 +62,10 @@ TEST_CASE("durations: a refusal says why, and a near miss gets the spelling that
         {"1.5H", "1.5h"},       {"5 min", "5m"},    {"1hour30min", "1h30m"}, {"1h 30mins", "1h30m"},
         {"1d12hours", "1d12h"},
     };
-    for (const auto& [typed, meant] : near_misses) {
+    // No structured binding: clang 14 cannot capture one in CAPTURE's lambda.
+    for (const auto& near_miss : near_misses) {
+        const auto& typed = near_miss.first;
+        const auto& meant = near_miss.second;
         CAPTURE(typed);
         CHECK_FALSE(parse_duration(typed).has_value());
         CHECK(explain_bad_duration(typed) ==
@@ -72,7 +75,9 @@ TEST_CASE("durations: a refusal says why, and a near miss gets the spelling that
     const std::pair<const char*, const char*> spaced[] = {
         {"5 m", "5m"}, {"1m 30s", "1m30s"}, {" 30s", "30s"}, {"1.5 ", "1.5"}, {"1 d 12 h", "1d12h"},
     };
-    for (const auto& [typed, meant] : spaced) {
+    for (const auto& space : spaced) {
+        const auto& typed = space.first;
+        const auto& meant = space.second;
         CAPTURE(typed);
         CHECK_FALSE(parse_duration(typed).has_value());
         CHECK(explain_bad_duration(typed) == fmt::format("is not a duration: write {}", meant));
