@@ -106,9 +106,11 @@ test_no_room_for_another_process_is_71() {
     if [ "$(id -u)" = 0 ]; then
         as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
     fi
-    # The command would write a key: it must not run.
-    "${as_user[@]}" prlimit --nproc=1 "$REDLOCKRUN" --config /dev/null -k job \
-        -c "redis-cli -p $REDIS_PORT set ran yes" >"$WORK/out" 2>"$WORK/err"
+    # The command would write a key: it must not run. In the sanitizer build, LeakSanitizer's
+    # check at exit needs a thread of its own, which the limit refuses too: it is left out here.
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+        "${as_user[@]}" prlimit --nproc=1 "$REDLOCKRUN" --config /dev/null -k job \
+            -c "redis-cli -p $REDIS_PORT set ran yes" >"$WORK/out" 2>"$WORK/err"
     status=$?
     err=$(cat "$WORK/err")
     expect_status 71
