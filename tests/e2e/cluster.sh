@@ -5,45 +5,8 @@
 # redis-cli --cluster create, as operators do.
 . "$(dirname "$0")/lib.sh"
 
-NODES=(1 2 3 4 5 6)
-for node in "${NODES[@]}"; do
-    start_redis "NODE$node" --cluster-enabled yes --cluster-config-file "nodes-$node.conf" \
-        --cluster-node-timeout 2000 --repl-diskless-sync-delay 0
-done
-node_port() { local var="NODE${1}_PORT"; echo "${!var}"; }
-ncli() { local port=$1; shift; redis-cli -p "$port" "$@"; }
-
-addresses=()
-for node in "${NODES[@]}"; do
-    addresses+=("127.0.0.1:$(node_port "$node")")
-done
-if ! redis-cli --cluster create "${addresses[@]}" --cluster-replicas 1 --cluster-yes \
-    >"$WORK/cluster-create.log" 2>&1; then
-    echo "FATAL: redis-cli --cluster create failed:" >&2
-    tail -5 "$WORK/cluster-create.log" >&2
-    exit 1
-fi
-
-# Every node sees the cluster as ok, three masters and three replicas in sync with them.
-cluster_ok() {
-    local node port
-    for node in "${NODES[@]}"; do
-        port=$(node_port "$node")
-        ncli "$port" cluster info | tr -d '\r' | grep -q '^cluster_state:ok' || return 1
-        [ "$(ncli "$port" cluster nodes | awk '$3 !~ /fail/ && $3 ~ /slave/' | wc -l)" = 3 ] ||
-            return 1
-        [ "$(ncli "$port" cluster nodes | awk '$3 !~ /fail/ && $3 ~ /master/' | wc -l)" = 3 ] ||
-            return 1
-        if ncli "$port" role | head -1 | grep -q slave; then
-            ncli "$port" info replication | tr -d '\r' | grep -q '^master_link_status:up' || return 1
-        fi
-    done
-}
-for _ in $(seq 1 300); do
-    cluster_ok && break
-    sleep 0.1
-done
-cluster_ok || { echo "FATAL: the cluster did not come up" >&2; exit 1; }
+. "$(dirname "$0")/cluster_lib.sh"
+start_cluster 6 1
 
 # The port of the master that serves KEY's slot.
 master_of() {
@@ -381,7 +344,7 @@ test_a_cluster_failover_while_a_holder_runs() {
     exit_of "$waiter" || fail "the waiter exited with $?: $(cat "$WORK/waiter.err")"
     check_no_overlap
     # Let the old master rejoin as a replica before the next test looks for masters.
-    wait_for "the cluster to settle" cluster_ok
+    wait_for "the cluster to settle" cluster_ok 3 3
 }
 
 run_tests

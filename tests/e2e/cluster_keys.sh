@@ -4,41 +4,8 @@
 # whichever node the URL names. 3 masters, created with redis-cli --cluster create.
 . "$(dirname "$0")/lib.sh"
 
-NODES=(1 2 3)
-for node in "${NODES[@]}"; do
-    start_redis "NODE$node" --cluster-enabled yes --cluster-config-file "nodes-$node.conf" \
-        --cluster-node-timeout 2000
-done
-node_port() { local var="NODE${1}_PORT"; echo "${!var}"; }
-node_url() { echo "redis://127.0.0.1:$(node_port "$1")"; }
-ncli() { local port=$1; shift; redis-cli -p "$port" "$@"; }
-
-addresses=()
-for node in "${NODES[@]}"; do
-    addresses+=("127.0.0.1:$(node_port "$node")")
-done
-if ! redis-cli --cluster create "${addresses[@]}" --cluster-replicas 0 --cluster-yes \
-    >"$WORK/cluster-create.log" 2>&1; then
-    echo "FATAL: redis-cli --cluster create failed:" >&2
-    tail -5 "$WORK/cluster-create.log" >&2
-    exit 1
-fi
-
-# Every node sees the cluster as ok, with three masters.
-cluster_ok() {
-    local node port
-    for node in "${NODES[@]}"; do
-        port=$(node_port "$node")
-        ncli "$port" cluster info | tr -d '\r' | grep -q '^cluster_state:ok' || return 1
-        [ "$(ncli "$port" cluster nodes | awk '$3 ~ /master/ && $3 !~ /fail/' | wc -l)" = 3 ] ||
-            return 1
-    done
-}
-for _ in $(seq 1 300); do
-    cluster_ok && break
-    sleep 0.1
-done
-cluster_ok || { echo "FATAL: the cluster did not come up" >&2; exit 1; }
+. "$(dirname "$0")/cluster_lib.sh"
+start_cluster 3 0
 
 # The port of the node that serves KEY's slot: the one that does not answer MOVED.
 master_of() {
@@ -198,7 +165,7 @@ test_list_fails_whole_when_a_master_cannot_be_reached() {
     expect_status 69 "a master does not answer"
     expect_eq "$out" "" "nothing printed"
     expect_contains "$err" "127.0.0.1:$(node_port 3)" "the message names the master"
-    wait_for "the cluster to settle" cluster_ok
+    wait_for "the cluster to settle" cluster_ok 3 0
 }
 
 run_tests
