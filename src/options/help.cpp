@@ -18,7 +18,8 @@ constexpr std::string_view summary = R"(Usage:
 Run a command while holding a lock in Redis, so that it never runs twice at
 once, on any number of machines.)";
 
-constexpr std::string_view footer = R"(Durations: 1.5 (seconds), 500ms, 30s, 1.5s, 2m, 1h, 1d, 1m30s.
+constexpr std::string_view footer =
+    R"(Durations: 1.5 (seconds), 500ms, 30s, 1.5s, 2m, 1h, 1d, 1m30s.
 
 Exit status: the command's own, or 128+N if signal N killed it;
  64 usage error, 65 the key is not a timestamp lock, 69 Redis unavailable,
