@@ -25,19 +25,23 @@ Deadline LockKeeper::next_due() const {
 }
 
 void LockKeeper::on_due(run::Supervisor& supervisor) {
+    keep(supervisor);
+}
+
+void LockKeeper::keep(run::Stoppable& protected_work) {
     if (lost_) {
         return;
     }
     if (steady_now() >= valid_until_) {
-        declare_lost(why_deadline_passed(), supervisor);
+        declare_lost(why_deadline_passed(), protected_work);
         return;
     }
     if (policy_.renew && steady_now() >= next_renewal_) {
-        renew(supervisor);
+        renew(protected_work);
     }
 }
 
-void LockKeeper::renew(run::Supervisor& supervisor) {
+void LockKeeper::renew(run::Stoppable& protected_work) {
     const auto& key = lock_.keys().lock;
     const SteadyTime sent = steady_now();
     auto answer = lock_.renew(valid_until_);
@@ -53,7 +57,7 @@ void LockKeeper::renew(run::Supervisor& supervisor) {
         // What is left is counted from now, after the attempt, which may have used up the rest.
         const SteadyTime now = steady_now();
         if (now >= valid_until_) {
-            declare_lost(why_deadline_passed(), supervisor);
+            declare_lost(why_deadline_passed(), protected_work);
             return;
         }
         if (first_failure) {
@@ -66,7 +70,7 @@ void LockKeeper::renew(run::Supervisor& supervisor) {
         return;
     }
     if (auto* lost = std::get_if<lock::Lost>(&*answer)) {
-        declare_lost(lock::describe(*lost), supervisor);
+        declare_lost(lock::describe(*lost), protected_work);
         return;
     }
     const auto& renewed = std::get<lock::Renewed>(*answer);
@@ -92,17 +96,18 @@ std::string LockKeeper::why_deadline_passed() const {
     return "it could not be renewed in time (was redlockrun suspended?)";
 }
 
-void LockKeeper::declare_lost(const std::string& why, run::Supervisor& supervisor) {
+void LockKeeper::declare_lost(const std::string& why, run::Stoppable& protected_work) {
     lost_ = true;
+    lost_because_ = why;
     const auto& key = lock_.keys().lock;
     if (policy_.on_lost == OnLost::ignore) {
-        log_.error("lost the lock on {}: {}; the command runs on without it (--on-lost ignore)",
-                   key, why);
+        log_.error("lost the lock on {}: {}; {} runs on without it (--on-lost ignore)", key, why,
+                   policy_.protected_work);
         return;
     }
-    log_.error("lost the lock on {}: {}; stopping the command (SIGTERM, SIGKILL after {})", key,
-               why, format_duration(policy_.kill_after));
-    supervisor.terminate(policy_.kill_after);
+    log_.error("lost the lock on {}: {}; stopping {} (SIGTERM, SIGKILL after {})", key, why,
+               policy_.protected_work, format_duration(policy_.kill_after));
+    protected_work.terminate(policy_.kill_after);
 }
 
 Millis LockKeeper::retry_delay() {

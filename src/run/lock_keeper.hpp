@@ -22,6 +22,8 @@ struct KeepPolicy {
     bool renew = true;
     OnLost on_lost = OnLost::term;
     Millis kill_after{10000};
+    // What a loss stops, for its message.
+    std::string protected_work = "the command";
 };
 
 class LockKeeper : public run::Watch {
@@ -33,14 +35,18 @@ public:
 
     Deadline next_due() const override;
     void on_due(run::Supervisor& supervisor) override;
+    // The same, for what is not a supervised command (a hold's owner).
+    void keep(run::Stoppable& protected_work);
 
     bool lost() const { return lost_; }
+    // Why the lock was lost, once lost().
+    const std::string& lost_because() const { return lost_because_; }
     // The local validity deadline: the lock can be counted on until then, and no longer.
     SteadyTime valid_until() const { return valid_until_; }
 
 private:
-    void renew(run::Supervisor& supervisor);
-    void declare_lost(const std::string& why, run::Supervisor& supervisor);
+    void renew(run::Stoppable& protected_work);
+    void declare_lost(const std::string& why, run::Stoppable& protected_work);
     std::string why_deadline_passed() const;
     Millis retry_delay();
 
@@ -52,6 +58,7 @@ private:
     std::optional<SteadyTime> failing_since_;
     std::string last_error_;
     bool lost_ = false;
+    std::string lost_because_;
     std::minstd_rand random_;
 };
 

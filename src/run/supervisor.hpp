@@ -6,6 +6,7 @@
 #include "base/clock.hpp"
 #include "base/log.hpp"
 #include "run/signals.hpp"
+#include "run/stoppable.hpp"
 #include "run/terminal.hpp"
 
 #include <optional>
@@ -25,7 +26,7 @@ public:
     virtual void on_due(Supervisor& supervisor) = 0;
 };
 
-class Supervisor {
+class Supervisor : public Stoppable {
 public:
     Supervisor(pid_t child, const Terminal& terminal, const Logger& log);
 
@@ -38,7 +39,7 @@ public:
     int wait(SignalPipe& signals, Watch* watch);
 
     // SIGTERM to the command's process group now, SIGKILL after kill_after if it is still there.
-    void terminate(Millis kill_after);
+    void terminate(Millis kill_after) override;
 
     bool exited() const { return wait_status_.has_value(); }
 

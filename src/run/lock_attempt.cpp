@@ -1,0 +1,169 @@
+#include "run/lock_attempt.hpp"
+
+#include "base/clock.hpp"
+#include "base/fatal.hpp"
+#include "lock/keys.hpp"
+#include "lock/token.hpp"
+#include "run/supervisor.hpp"
+#include "run/wait_status.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <poll.h>
+#include <unistd.h>
+
+namespace redlockrun::run {
+
+bool SignalRouter::handle() {
+    for (int signal_number : signals_.drain()) {
+        if (supervisor_ != nullptr) {
+            supervisor_->on_signal(signal_number);
+        } else if (signal_number != SIGCHLD && stop_signal_ == 0) {
+            stop_signal_ = signal_number;
+        }
+    }
+    return stop_signal_ != 0;
+}
+
+void SignalRouter::pause(Millis duration) {
+    const SteadyTime until = steady_now() + duration;
+    while (stop_signal_ == 0 && steady_now() < until) {
+        pollfd readable{signals_.fd(), POLLIN, 0};
+        if (::poll(&readable, 1, poll_timeout(until, duration)) > 0) {
+            handle();
+        }
+    }
+}
+
+bool someone_watches() {
+    const char* ci = ::getenv("CI");
+    return ::isatty(STDERR_FILENO) == 1 || (ci != nullptr && *ci != '\0');
+}
+
+namespace {
+
+// How long a grant or renewal waits for --replicas: the connect timeout, but no more than a
+// renewal period, so that a renewal that waits in vain leaves time to retry.
+Millis replica_wait(const Options& options) {
+    return std::min(options.connect_timeout, options.ttl / 3);
+}
+
+lock::Identity make_identity(int limit, std::string pid) {
+    char host[HOST_NAME_MAX + 1] = {};
+    if (::gethostname(host, sizeof host - 1) != 0) {
+        host[0] = '\0';
+    }
+    return lock::Identity{lock::make_token(), host, std::move(pid),
+                          limit > 1 ? lock::make_token() : std::string()};
+}
+
+lock::LockKeys keys_of(const std::string& key) {
+    auto keys = lock::lock_keys(key);
+    if (!keys) {
+        throw Fatal(ExitStatus::usage, keys.error());
+    }
+    return std::move(*keys);
+}
+
+lock::WaitPolicy wait_policy(const Options& options) {
+    lock::WaitPolicy policy;
+    policy.wait = !options.no_wait;
+    policy.limit = options.wait;
+    policy.announce = someone_watches();
+    return policy;
+}
+
+} // namespace
+
+LockAttempt::LockAttempt(const Options& options, const redis::ConnectionSettings& settings,
+                         const Logger& log, std::string pid)
+    : wakeup{signals.fd(), [this] { return router.handle(); }}, connection(settings, &wakeup),
+      policy(wait_policy(options)),
+      lock(connection, keys_of(options.key), make_identity(options.limit, std::move(pid)),
+           lock::LockParams{options.ttl, options.timestamp_unit, options.min_hold, options.limit,
+                            policy.may_wait() ? policy.queue_place : Millis{0}, options.replicas,
+                            replica_wait(options), options.renew ? options.ttl / 3 : Millis{0}}),
+      options_(options), log_(log) {}
+
+std::variant<lock::Acquired, int> LockAttempt::acquire(const std::string& not_done) {
+    const lock::Interruptions interruptions{[this] { return router.stop_signal(); },
+                                            [this](Millis d) { router.pause(d); }};
+    auto outcome = lock::acquire_lock(lock, policy, interruptions, log_);
+
+    if (auto* foreign = std::get_if<lock::Foreign>(&outcome)) {
+        throw Fatal(ExitStatus::foreign_value, lock::describe_foreign(options_.key, *foreign));
+    }
+    if (auto* gave_up = std::get_if<lock::GaveUp>(&outcome)) {
+        const auto& busy = gave_up->last;
+        const bool waited = gave_up->waited.count() > 0 && options_.wait;
+        log_.notice(
+            "{}{}; {}", lock::describe_busy(options_.key, busy, lock::describe_holder(busy)),
+            waited ? "; gave up after waiting " + format_duration(gave_up->waited) : "", not_done);
+        return options_.conflict_exit_code;
+    }
+    if (auto* too_late = std::get_if<lock::TooLate>(&outcome)) {
+        log_.notice("{} was granted, but could not be used before its validity ran out on this "
+                    "machine's clock (was redlockrun suspended?){}; nothing was left locked; {}",
+                    options_.key,
+                    options_.wait ? "; gave up after waiting " + format_duration(too_late->waited)
+                                  : "",
+                    not_done);
+        return options_.conflict_exit_code;
+    }
+    if (auto* stopped = std::get_if<lock::Stopped>(&outcome)) {
+        log_.error("{} while waiting for {}; nothing was left locked",
+                   signal_name(stopped->signal_number), options_.key);
+        return signal_exit_status(stopped->signal_number);
+    }
+    return std::get<lock::Acquired>(outcome);
+}
+
+bool release(lock::LockClient& lock, const Logger& log, const SteadyTime& acquired_at,
+             lock::CommandRan command_ran, bool known_lost, const Deadline& valid_until) {
+    const auto& key = lock.keys().lock;
+    auto answer = lock.release(command_ran, valid_until);
+    if (!answer) {
+        if (known_lost) {
+            log.info("could not release {}: {}", key, answer.error().message);
+        } else {
+            log.error("could not release {}: {}; it expires by itself within the TTL", key,
+                      answer.error().message);
+        }
+        return false;
+    }
+    if (auto* lost = std::get_if<lock::Lost>(&*answer)) {
+        if (known_lost) {
+            log.info("{} was not ours to release any more: {}", key, lock::describe(*lost));
+        } else {
+            log.error("the lock on {} was lost before the command finished: {}", key,
+                      lock::describe(*lost));
+        }
+        return true;
+    }
+    const auto& released = std::get<lock::Released>(*answer);
+    if (released.kept_for) {
+        log.info("let go of {} after holding it for {}; --min-hold keeps it held for another {}",
+                 key, format_duration(steady_now() - acquired_at),
+                 format_duration(*released.kept_for));
+    } else {
+        log.info("released {} after holding it for {}", key,
+                 format_duration(steady_now() - acquired_at));
+    }
+    return false;
+}
+
+void say_acquired(const std::string& key, const lock::Acquired& acquired,
+                  const lock::WaitPolicy& policy, const Logger& log) {
+    if (acquired.after_busy && policy.announce) {
+        log.notice("got {} (fence {}) after waiting {}", key, acquired.grant.fence,
+                   format_duration(acquired.waited));
+    } else if (acquired.after_busy) {
+        log.info("got {} (fence {}) after waiting {}", key, acquired.grant.fence,
+                 format_duration(acquired.waited));
+    } else {
+        log.info("acquired {} (fence {}) without waiting, in {}", key, acquired.grant.fence,
+                 format_duration(acquired.waited));
+    }
+}
+
+} // namespace redlockrun::run

@@ -1,0 +1,80 @@
+// Taking the lock as the options say (waiting, -n, -w, -E), for a run and for a hold alike: the
+// signal pipe, the connection and the lock client that keep it afterwards, and the messages of
+// every way the lock can be not taken.
+#pragma once
+
+#include "base/log.hpp"
+#include "lock/lock_client.hpp"
+#include "lock/waiter.hpp"
+#include "options/options.hpp"
+#include "redis/connection.hpp"
+#include "redis/settings.hpp"
+#include "run/signals.hpp"
+
+#include <string>
+#include <variant>
+
+namespace redlockrun::run {
+
+class Supervisor;
+
+// Routes the signals that arrive while redlockrun talks to Redis. Before the command runs, any
+// forwarded signal asks redlockrun to stop; once it runs, they are the command's.
+class SignalRouter {
+public:
+    explicit SignalRouter(SignalPipe& signals) : signals_(signals) {}
+
+    // The connection's Wakeup: true when redlockrun should stop waiting.
+    bool handle();
+
+    int stop_signal() const { return stop_signal_; }
+    void supervise(Supervisor* supervisor) { supervisor_ = supervisor; }
+
+    // Sleeps for up to `duration`, cut short by a signal that asks redlockrun to stop.
+    void pause(Millis duration);
+
+private:
+    SignalPipe& signals_;
+    Supervisor* supervisor_ = nullptr;
+    int stop_signal_ = 0;
+};
+
+// Whether someone watches this run wait: stderr is a terminal, or a CI system's log ($CI is set).
+bool someone_watches();
+
+class LockAttempt {
+public:
+    // pid: what the lock's record names as its holder's process (a run's own pid; a hold's owner).
+    LockAttempt(const Options& options, const redis::ConnectionSettings& settings,
+                const Logger& log, std::string pid);
+
+    // Takes the lock, waiting if the options say so. Anything but a grant has been said in a
+    // message that ends with `not_done` ("not running ./deploy.sh") and is returned as the exit
+    // status to end with; a foreign key throws Fatal.
+    std::variant<lock::Acquired, int> acquire(const std::string& not_done);
+
+    SignalPipe signals;
+    SignalRouter router{signals};
+    redis::Wakeup wakeup;
+    redis::Connection connection;
+    lock::WaitPolicy policy;
+    lock::LockClient lock;
+
+private:
+    const Options& options_;
+    const Logger& log_;
+};
+
+// Releases the lock if it is still ours; returns true if it found that the lock had been lost. A
+// loss the keeper has reported already is not reported again. Only after the command ran does
+// --min-hold keep the lock. valid_until: the lock's validity deadline, if known (a Cluster's
+// redirects are followed until then).
+bool release(lock::LockClient& lock, const Logger& log, const SteadyTime& acquired_at,
+             lock::CommandRan command_ran = lock::CommandRan::no, bool known_lost = false,
+             const Deadline& valid_until = {});
+
+// The "got KEY (fence N) after waiting …" line, a notice where someone watches, -v otherwise.
+void say_acquired(const std::string& key, const lock::Acquired& acquired,
+                  const lock::WaitPolicy& policy, const Logger& log);
+
+} // namespace redlockrun::run
