@@ -3,6 +3,7 @@
 #include "base/fatal.hpp"
 #include "base/log.hpp"
 #include "base/version.hpp"
+#include "hold/hold.hpp"
 #include "options/cli.hpp"
 #include "options/configuration.hpp"
 #include "options/hide_password.hpp"
@@ -36,11 +37,16 @@ int act(int argc, char** argv, const ConfigPlaces& places, Logger& log) {
     }
     const Options options = configure(line.options, places);
     log.set_verbosity(options.verbosity);
+    const auto getenv = [](const char* name) -> const char* { return std::getenv(name); };
+    if (options.release_handle || options.check_handle) {
+        // The keeper has the connection: nothing here talks to Redis.
+        return hold::end_or_check_hold(options, log, getenv);
+    }
     auto settings = redis::resolve_settings(
         redis::ConnectionRequest{options.url, options.password_file, options.connect_timeout,
                                  options.tls, options.config_files, options.sentinel_user,
                                  options.sentinel_password_file},
-        [](const char* name) { return std::getenv(name); });
+        getenv);
     if (!settings) {
         // Not a UsageError: the message names the file or variable at fault, not the syntax.
         throw Fatal(ExitStatus::usage, settings.error());
@@ -59,6 +65,9 @@ int act(int argc, char** argv, const ConfigPlaces& places, Logger& log) {
     }
     if (options.status) {
         return show_status(options.key, format, *settings, log);
+    }
+    if (options.hold) {
+        return hold::take_hold(options, *settings, log, getenv);
     }
     return run_locked(options, *settings, log);
 }

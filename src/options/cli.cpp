@@ -153,6 +153,25 @@ Declarations::Declarations() {
     value("--lost-exit-code", "<n>", InConfigFile::yes,
           "exit status when the lock was lost (default 76)", &OptionText::lost_exit_code);
 
+    group_ = "Holding";
+    flag("--hold",
+         "take the lock and leave a keeper holding it\nfor the script: prints assignments to eval",
+         &OptionText::hold);
+    value("--owner", "<pid|none>", InConfigFile::no,
+          "with --hold: the process whose exit ends\nthe hold (default: the script that ran\n"
+          "--hold); none: only --release or\n--max-hold ends it",
+          &OptionText::owner);
+    value("--max-hold", "<duration>", InConfigFile::no,
+          "with --hold: release after this long at the\nlatest (needed with --owner none)",
+          &OptionText::max_hold);
+    optional_value("--release", "<handle>", "",
+                   "end a hold: 0 if it was kept to the end,\n76 if it was lost (default: "
+                   "$REDLOCKRUN_HOLD)",
+                   &OptionText::release);
+    optional_value("--check", "<handle>", "",
+                   "0 while a hold is intact, 76 once it was\nlost (default: $REDLOCKRUN_HOLD)",
+                   &OptionText::check);
+
     group_ = "Redis";
     url = value("-u,--url", "<url>", InConfigFile::yes,
                 "redis://[[user:]password@]host[:port][/db],\nrediss://... (TLS), "
@@ -203,7 +222,9 @@ Declarations::Declarations() {
                           "list the locks whose keys match <pattern>\n(default: all) and exit: "
                           "0 if none is\nheld, 75 if one is",
                           &OptionText::list);
-    flag("--json", "with --status or --list: print a JSON\nobject per lock, one per line",
+    flag("--json",
+         "with --status or --list: print a JSON\nobject per lock, one per line; with --hold:\n"
+         "print the hold as one JSON object",
          &OptionText::json);
     flag("-q,--quiet", "no message when the lock is busy, nor that a\nrun waits and got it",
          &OptionText::quiet);

@@ -39,6 +39,11 @@ struct OptionText {
     bool status = false;
     bool json = false;
     std::optional<Setting> list; // "*" when --list is given without a pattern
+    bool hold = false;
+    std::optional<Setting> owner;
+    std::optional<Setting> max_hold;
+    std::optional<Setting> release; // "" when --release is given without a handle
+    std::optional<Setting> check;   // "" when --check is given without a handle
     bool quiet = false;
     bool verbose = false;
     std::vector<std::string> command; // the words after the options

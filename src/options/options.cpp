@@ -44,6 +44,21 @@ int count_option(const Setting& setting, int low, int high, const char* what) {
     return count;
 }
 
+// --owner: a pid, or none.
+HoldOwner owner_option(const Setting& setting) {
+    if (setting.value == "none") {
+        return HoldOwner{true, 0};
+    }
+    const std::string& text = setting.value;
+    int pid = 0;
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), pid);
+    if (text.empty() || error != std::errc{} || end != text.data() + text.size() || pid <= 1) {
+        throw UsageError(
+            fmt::format("{}: '{}' is neither a process id nor none", setting.origin, text));
+    }
+    return HoldOwner{false, pid};
+}
+
 std::optional<std::string> value_of(const std::optional<Setting>& setting) {
     return setting ? std::optional(setting->value) : std::nullopt;
 }
@@ -125,6 +140,18 @@ Options to_options(const OptionText& text) {
         }
         options.list_pattern = text.list->value;
     }
+    options.hold = text.hold;
+    if (text.owner) {
+        options.owner = owner_option(*text.owner);
+    }
+    if (text.max_hold) {
+        options.max_hold = duration_option(*text.max_hold);
+        if (options.max_hold->count() <= 0) {
+            throw UsageError(fmt::format("{} must be more than 0", text.max_hold->origin));
+        }
+    }
+    options.release_handle = value_of(text.release);
+    options.check_handle = value_of(text.check);
     if (text.quiet && text.verbose) {
         throw UsageError("-q and -v exclude each other");
     }
@@ -133,9 +160,68 @@ Options to_options(const OptionText& text) {
     return options;
 }
 
+namespace {
+
+// --release and --check find the lock from the handle alone.
+void validate_hold_handle_use(const Options& options) {
+    const char* name = options.release_handle ? "--release" : "--check";
+    if (options.release_handle && options.check_handle) {
+        throw UsageError("--release and --check exclude each other");
+    }
+    if (!options.key.empty()) {
+        throw UsageError(fmt::format("{} takes no -k: the handle names the lock", name));
+    }
+    if (!options.command.empty() || options.shell_command) {
+        throw UsageError(fmt::format("{} takes no command", name));
+    }
+    if (options.hold || options.status || options.list_pattern || options.json || options.owner ||
+        options.max_hold) {
+        throw UsageError(fmt::format(
+            "{} goes with none of --hold, --status, --list, --json, --owner and --max-hold", name));
+    }
+}
+
+void validate_hold(const Options& options) {
+    if (!options.hold) {
+        if (options.owner || options.max_hold) {
+            throw UsageError(
+                fmt::format("{} goes with --hold only", options.owner ? "--owner" : "--max-hold"));
+        }
+        return;
+    }
+    if (options.key.empty()) {
+        throw UsageError("a lock key is required: -k KEY");
+    }
+    if (!options.command.empty() || options.shell_command) {
+        throw UsageError("--hold takes no command: it holds the lock for the commands that "
+                         "follow it in the script");
+    }
+    if (options.status || options.list_pattern) {
+        throw UsageError(fmt::format("--hold and {} exclude each other",
+                                     options.status ? "--status" : "--list"));
+    }
+    if (options.owner && options.owner->none && !options.max_hold) {
+        throw UsageError("--owner none needs --max-hold: a hold that no process owns must end "
+                         "by itself");
+    }
+    if (options.no_wait && options.wait) {
+        throw UsageError("-n and -w exclude each other (-w 0 is the same as -n)");
+    }
+}
+
+} // namespace
+
 void validate(const Options& options) {
+    if (options.release_handle || options.check_handle) {
+        validate_hold_handle_use(options);
+        return;
+    }
+    validate_hold(options);
+    if (options.hold) {
+        return;
+    }
     if (options.json && !options.status && !options.list_pattern) {
-        throw UsageError("--json goes with --status or --list only");
+        throw UsageError("--json goes with --status, --list or --hold only");
     }
     if (options.list_pattern) {
         // --list finds the keys itself, runs nothing, and is a status of many locks, not of one.

@@ -20,6 +20,12 @@ namespace redlockrun {
 // What to do when the lock is lost while the command runs.
 enum class OnLost { term, ignore };
 
+// Whose hold it is (--owner): the keeper releases the lock when that process exits.
+struct HoldOwner {
+    bool none = false; // --owner none: only --release or --max-hold ends the hold
+    int pid = 0;       // otherwise, the owner's pid
+};
+
 struct Options {
     std::string key;                                    // -k
     bool no_wait = false;                               // -n
@@ -48,6 +54,12 @@ struct Options {
     bool status = false; // --status
     bool json = false;   // --json
     std::optional<std::string> list_pattern; // --list
+    bool hold = false;                       // --hold
+    std::optional<HoldOwner> owner;          // --owner; none: the script that ran --hold
+    std::optional<Millis> max_hold;          // --max-hold
+    // --release and --check: the handle given, "" for $REDLOCKRUN_HOLD's.
+    std::optional<std::string> release_handle;
+    std::optional<std::string> check_handle;
     Verbosity verbosity = Verbosity::normal; // -q / -v
 };
 
@@ -63,7 +75,9 @@ Options to_options(const OptionText& text);
 
 // Throws UsageError for combinations that make no sense: no key, no command, both a command and
 // -c, a command with --status, -n with -w, --limit or --min-hold with --status, --json without
-// --status or --list, --list with a key, a command or --status.
+// --status, --list or --hold, --list with a key, a command or --status; a command with --hold,
+// --owner none without --max-hold, --owner or --max-hold without --hold; --release and --check
+// with anything that names a lock or a command.
 void validate(const Options& options);
 
 } // namespace redlockrun
