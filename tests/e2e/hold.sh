@@ -1,0 +1,362 @@
+#!/usr/bin/env bash
+# --hold, --release, --check (DESIGN §12): a lock held by a detached keeper for a script section or
+# across CI steps; its owner, its bound, and what --release and --check report.
+. "$(dirname "$0")/lib.sh"
+
+# Holds live in a folder of the test's own.
+export XDG_RUNTIME_DIR="$WORK/runtime"
+mkdir -m 700 "$XDG_RUNTIME_DIR"
+HOLDS="$XDG_RUNTIME_DIR/redlockrun"
+
+# Keepers are detached (their own session): none may outlive the suite.
+kill_keepers() {
+    local record pid
+    for record in "$HOLDS"/hold.*; do
+        [ -f "$record" ] || continue
+        pid=$(sed -n 's/^keeper=//p' "$record")
+        [ -n "$pid" ] && [ "$pid" != 0 ] && kill -KILL "$pid" 2>/dev/null
+    done
+}
+trap 'kill_keepers; cleanup' EXIT
+
+# The keeper's pid, from the record its handle names.
+keeper_of() { sed -n 's/^keeper=//p' "$1"; }
+
+# Runs SCRIPT with SHELL (sh -c), REDLOCKRUN set; its stdout and stderr go to $WORK/script.out.
+run_script() {
+    local shell=$1 script=$2
+    RLR="$REDLOCKRUN" timeout -k 5 60 "$shell" -c "$script" >"$WORK/script.out" 2>&1
+    status=$?
+    out=$(cat "$WORK/script.out")
+    err=$out
+}
+
+test_a_script_section_holds_the_lock_and_hands_it_on() {
+    start_bg waiter -w 30s -k section -- sh -c "echo \$REDLOCKRUN_FENCE > '$WORK/waiter-fence'"
+    run_script bash '
+        eval "$("$RLR" -k section --hold)" || exit 9
+        echo "pid=$$ fence=$REDLOCKRUN_FENCE"
+        "$RLR" -k section --status
+        "$RLR" -k section -n true; echo "run=$?"
+        "$RLR" --check; echo "check=$?"
+        "$RLR" --release; echo "release=$?"
+    '
+    expect_status 0 "the script"
+    local pid
+    pid=$(sed -n 's/^pid=\([0-9]*\).*/\1/p' <<<"$out")
+    expect_contains "$out" "section: held by $(hostname) pid $pid" "--status names the script"
+    expect_contains "$out" "run=75" "a run cannot take a held lock"
+    expect_contains "$out" "check=0" "--check while held"
+    expect_contains "$out" "release=0" "--release of a kept hold"
+    local fence
+    fence=$(sed -n 's/.*fence=\([0-9]*\)$/\1/p' <<<"$out")
+    [ -n "$fence" ] || fail "no REDLOCKRUN_FENCE in the script: $out"
+    # The waiter queued before the hold was taken? No: it may have taken the lock first. Either
+    # way it runs once the lock is free, with a fence above the hold's if it came after.
+    exit_of "$waiter"
+    expect_eq "$?" 0 "the waiter ran"
+    local waiter_fence
+    read_number waiter_fence "$WORK/waiter-fence" || return
+    [ "$waiter_fence" != "$fence" ] || fail "the waiter was given the hold's fence"
+    lock_held section && fail "the lock is still held after the release and the waiter"
+    [ -z "$(ls -A "$HOLDS")" ] || fail "the hold left files behind: $(ls "$HOLDS")"
+}
+
+test_a_release_wakes_a_waiting_run() {
+    eval "$("$REDLOCKRUN" -k wake -t 60s --owner none --max-hold 1m --hold)"
+    start_bg waiter -w 30s -k wake -- touch "$WORK/ran"
+    wait_for "the waiter blocks" blocked_clients_are 1 || return
+    run_rlr --release
+    expect_status 0 "--release"
+    exit_of "$waiter"
+    expect_eq "$?" 0 "the waiter got the lock"
+    [ -e "$WORK/ran" ] || fail "the waiter's command did not run"
+}
+
+test_command_substitution_returns_while_the_keeper_holds() {
+    # With the caller's pipe held open by the keeper, $(...) would never return: timeout says so.
+    local assignments
+    assignments=$(timeout 20 "$REDLOCKRUN" -k subst --owner none --max-hold 1m --hold)
+    status=$?
+    expect_status 0 "\$(redlockrun --hold) returned"
+    expect_contains "$assignments" "export REDLOCKRUN_KEY='subst'" "assignments"
+    expect_contains "$assignments" "export REDLOCKRUN_HOLD='$HOLDS/hold." "assignments"
+    lock_held subst || fail "the lock is not held after --hold returned"
+    eval "$assignments"
+    expect_eq "$REDLOCKRUN_FENCE" "$(rcli hget '{subst}:redlockrun:owner' fence)" "the fence"
+    # Neither the keeper nor anything of the caller's: only /dev/null on 0-2.
+    local pid fds
+    pid=$(keeper_of "$REDLOCKRUN_HOLD")
+    fds=$(for fd in 0 1 2; do readlink "/proc/$pid/fd/$fd"; done | sort -u)
+    expect_eq "$fds" /dev/null "the keeper's stdio"
+    expect_eq "$(ps -o sid= -p "$pid" | tr -d ' ')" "$pid" "the keeper leads its own session"
+    run_rlr --release
+    expect_status 0 "--release"
+}
+
+# The owner is the script in every common form: the lock is held while the script runs, by its
+# pid, and let go when it exits without a --release.
+check_owner_form() { # SHELL HOLD_COMMAND WHAT
+    local shell=$1 hold=$2 what=$3 key="form-$RANDOM"
+    run_script "$shell" "
+        eval \"\$($hold -k $key)\" || exit 9
+        echo \"pid=\$\$\"
+        \"\$RLR\" -k $key --status
+    "
+    expect_status 75 "$what: --status, the script's last command"
+    local pid
+    pid=$(sed -n 's/^pid=//p' <<<"$out")
+    expect_contains "$out" "$key: held by $(hostname) pid $pid" "$what: held by the script"
+    wait_for "$what: the lock is let go when the script exits" eval "! lock_held $key"
+}
+
+test_the_owner_is_the_script_in_bash_and_dash() {
+    check_owner_form bash '"$RLR" --hold' "bash"
+    check_owner_form bash '"$RLR" --hold 2>/dev/null' "bash, stderr redirected in \$(...)"
+    check_owner_form dash '"$RLR" --hold' "dash"
+    check_owner_form dash '"$RLR" --hold 2>/dev/null' "dash, stderr redirected in \$(...)"
+    check_owner_form sh '"$RLR" --hold </dev/null' "sh -c, as cron runs a line"
+}
+
+test_the_owner_is_an_interactive_shell() {
+    local key=interactive
+    RLR="$REDLOCKRUN" /usr/bin/python3 - "$key" >"$WORK/session" 2>&1 <<'EOF'
+import os, pty, select, sys, time
+key = sys.argv[1]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp("bash", ["bash", "--norc", "--noprofile", "-i"])
+def send(text):
+    os.write(fd, text.encode() + b"\n")
+def read_until(marker, limit=15):
+    seen, end = b"", time.time() + limit
+    while marker.encode() not in seen and time.time() < end:
+        if select.select([fd], [], [], 0.2)[0]:
+            try:
+                seen += os.read(fd, 4096)
+            except OSError:
+                break
+    return seen.decode(errors="replace")
+# The marker is split in the command line, so that only the output matches it.
+send(f'eval "$("$RLR" -k {key} --hold)"; echo "shell=$$ he""ld=$?"')
+text = read_until("held=")
+text += read_until("\n")
+print(text)
+print(os.popen(f'"$RLR" -k {key} --status').read())
+send("exit")
+os.waitpid(pid, 0)
+EOF
+    local session shell_pid
+    session=$(cat "$WORK/session")
+    shell_pid=$(sed -n 's/.*shell=\([0-9]*\) held=0.*/\1/p' <<<"$session" | head -n 1)
+    [ -n "$shell_pid" ] || {
+        fail "the interactive shell did not take the hold: $session"
+        return
+    }
+    expect_contains "$session" "$key: held by $(hostname) pid $shell_pid" "held by the shell"
+    wait_for "the lock is let go when the shell exits" eval "! lock_held $key"
+}
+
+test_ci_steps_hold_with_owner_none_and_max_hold() {
+    # Step 1 takes the hold and passes its handle on, as a CI system passes a step's outputs.
+    run_rlr -k deploy --owner none --max-hold 10m --hold --json
+    expect_status 0 "step 1: --hold --json"
+    local handle owner
+    handle=$(/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["hold"])' <<<"$out")
+    owner=$(/usr/bin/python3 -c 'import json,sys; o=json.load(sys.stdin); print(o["owner"], o["max_hold_ms"], o["key"], o["fence"] != "")' <<<"$out")
+    expect_eq "$owner" "None 600000 deploy True" "the JSON's owner, max_hold_ms, key, fence"
+    # Steps 2 and 3 are other processes, with the handle in the environment or as a word.
+    status=0
+    REDLOCKRUN_HOLD=$handle "$REDLOCKRUN" --check 2>"$WORK/err" || status=$?
+    err=$(cat "$WORK/err")
+    expect_status 0 "step 2: --check"
+    lock_held deploy || fail "the lock is not held between the steps"
+    run_rlr --release "$handle"
+    expect_status 0 "step 3: --release HANDLE"
+    lock_held deploy && fail "the lock is still held after --release"
+    run_rlr --release "$handle"
+    expect_status 64 "a second --release"
+    expect_contains "$err" "no hold has the handle" "a second --release"
+}
+
+test_owner_none_needs_max_hold_and_changes_nothing() {
+    local before
+    before=$(database_snapshot)
+    run_rlr -k nomax --owner none --hold
+    expect_status 64
+    expect_contains "$err" "--owner none needs --max-hold" "the message"
+    run_rlr -k nomax --hold -- true
+    expect_status 64 "--hold with a command"
+    run_rlr -k nomax --owner 0 --hold
+    expect_status 64 "--owner 0"
+    run_rlr -k nomax --owner 999999999 --hold
+    expect_status 64 "--owner that is no process"
+    expect_contains "$err" "no process has pid 999999999" "its message"
+    run_rlr -k nomax --max-hold 1m -- true
+    expect_status 64 "--max-hold without --hold"
+    run_rlr -k nomax --release
+    expect_status 64 "--release with -k"
+    expect_eq "$(database_snapshot)" "$before" "nothing changed in Redis"
+}
+
+test_max_hold_ends_the_hold_and_release_reports_it() {
+    eval "$("$REDLOCKRUN" -k bounded -t 2s --owner none --max-hold 1s --hold)"
+    lock_held bounded || fail "not held"
+    wait_for "the hold ends at --max-hold" eval "! lock_held bounded"
+    run_rlr --check
+    expect_status 76 "--check after --max-hold"
+    expect_contains "$err" "--max-hold of 1s ran out" "--check says why"
+    run_rlr --release
+    expect_status 76 "--release after --max-hold"
+    expect_contains "$err" "the hold on bounded ended" "--release says so"
+    run_rlr --release
+    expect_status 64 "the handle is gone after --release"
+}
+
+# The owner alone when it shares its process group with others (its caller's), and its whole
+# group when it leads one (as cron, CI runners and job control start scripts), so that the
+# command it waits for stops too.
+test_a_lost_hold_stops_its_owner() {
+    local group
+    for group in shared own; do
+        local launcher=() key="stolen-$group"
+        [ "$group" = own ] && launcher=(setsid -w)
+        RLR="$REDLOCKRUN" "${launcher[@]}" bash -c '
+            eval "$("$RLR" -k '"$key"' -t 300ms --hold)" || exit 9
+            sleep 20 &
+            echo "$!" > "'"$WORK/sleep-$group"'"
+            wait
+            echo never
+        ' >"$WORK/script-$group.out" 2>&1 &
+        local script=$!
+        BACKGROUND_PIDS+=("$script")
+        wait_for "the hold is taken" lock_held "$key" || return
+        local sleeper
+        wait_for "the script starts its command" test -s "$WORK/sleep-$group" || return
+        read_number sleeper "$WORK/sleep-$group" || return
+        BACKGROUND_PIDS+=("$sleeper")
+        rcli del "$key" >/dev/null
+        wait "$script" 2>/dev/null
+        status=$?
+        err=$(cat "$WORK/script-$group.out")
+        expect_status 143 "$group group: the owner was stopped with SIGTERM"
+        expect_not_contains "$err" never "$group group: the script went on"
+        if [ "$group" = own ]; then
+            wait_for "the owner's group, its command too, is stopped" eval "! alive $sleeper"
+        else
+            alive "$sleeper" || fail "a process of the caller's group was signalled"
+            kill "$sleeper"
+        fi
+    done
+}
+
+test_a_loss_is_kept_for_check_and_release() {
+    eval "$("$REDLOCKRUN" -k kept-loss -t 300ms --on-lost ignore --hold)"
+    rcli del kept-loss >/dev/null
+    sleep 0.5 # a renewal (every 100 ms) finds the key gone
+    run_rlr --check
+    expect_status 76 "--check after the loss"
+    expect_contains "$err" "the hold on kept-loss was lost" "--check's message"
+    expect_contains "$err" "deleted" "--check says why"
+    run_rlr --release
+    expect_status 76 "--release after the loss"
+    run_rlr --lost-exit-code 3 --check
+    expect_status 64 "after --release the handle is gone"
+}
+
+test_a_killed_keeper_is_reported_lost_and_the_lock_lapses() {
+    eval "$("$REDLOCKRUN" -k killed -t 1s --owner none --max-hold 1m --hold)"
+    kill -KILL "$(keeper_of "$REDLOCKRUN_HOLD")"
+    run_rlr --check
+    expect_status 76 "--check with the keeper gone"
+    expect_contains "$err" "keeper" "the message names the keeper"
+    wait_for "the lock lapses after its TTL" eval "! lock_held killed"
+    run_rlr --release
+    expect_status 76 "--release with the keeper gone"
+}
+
+test_a_keeper_paused_past_its_ttl_loses_the_hold() {
+    eval "$("$REDLOCKRUN" -k paused -t 500ms --owner none --max-hold 1m --hold)"
+    local keeper
+    keeper=$(keeper_of "$REDLOCKRUN_HOLD")
+    kill -STOP "$keeper"
+    RUN_RLR_LIMIT=30 run_rlr --check
+    expect_status 76 "--check of a stopped keeper"
+    expect_contains "$err" "does not answer" "the message"
+    wait_for "the lock lapses" eval "! lock_held paused"
+    run_rlr -k paused -- true
+    expect_status 0 "another run takes the lapsed lock"
+    kill -CONT "$keeper"
+    run_rlr --release
+    expect_status 76 "--release after the pause"
+    expect_contains "$err" "was lost" "the message"
+}
+
+test_a_second_hold_by_the_same_owner_is_refused() {
+    run_script bash '
+        eval "$("$RLR" -k twice --hold)" || exit 9
+        "$RLR" -k twice --hold; echo "second=$?"
+        "$RLR" --release; echo "release=$?"
+    '
+    expect_contains "$out" "second=64" "the second --hold"
+    expect_contains "$out" "holds twice already" "its message"
+    expect_contains "$out" "release=0" "the first hold is intact"
+}
+
+test_busy_and_foreign_locks_are_not_held() {
+    start_bg holder -k busy -- sleep 30
+    wait_for "the holder holds" lock_held busy || return
+    run_rlr -k busy -n --owner none --max-hold 1m --hold
+    expect_status 75 "-n on a held lock"
+    expect_contains "$err" "not holding it" "the message"
+    expect_eq "$out" "" "no assignments"
+    run_rlr -k busy -E 3 -n --owner none --max-hold 1m --hold
+    expect_status 3 "-E"
+    run_rlr -k busy -w 300ms --owner none --max-hold 1m --hold
+    expect_status 75 "-w ran out"
+    [ -z "$(ls -A "$HOLDS")" ] || fail "a hold not taken left files: $(ls "$HOLDS")"
+    rcli set foreign-key hello >/dev/null
+    run_rlr -k foreign-key --owner none --max-hold 1m --hold
+    expect_status 65 "a foreign key"
+    expect_eq "$(rcli get foreign-key)" hello "the foreign key is untouched"
+}
+
+test_bad_handles_are_refused() {
+    run_rlr --release
+    expect_status 64 "no handle and no \$REDLOCKRUN_HOLD"
+    expect_contains "$err" "REDLOCKRUN_HOLD" "the message"
+    run_rlr --check /tmp/not-a-handle
+    expect_status 64 "not a handle"
+    run_rlr --check "$HOLDS/hold.0123456789abcdef0123456789abcdef"
+    expect_status 64 "a handle never issued"
+    mkdir -p -m 755 "$WORK/open"
+    run_rlr --check "$WORK/open/hold.0123456789abcdef0123456789abcdef"
+    expect_status 64 "a handle in a folder open to others"
+    expect_contains "$err" "cannot be trusted" "the message"
+}
+
+test_min_hold_keeps_a_released_hold() {
+    eval "$("$REDLOCKRUN" -k minhold --min-hold 3s --owner none --max-hold 1m --hold)"
+    run_rlr --release
+    expect_status 0 "--release"
+    lock_held minhold || fail "--min-hold let the lock go at the release"
+    run_rlr -k minhold -n -- true
+    expect_status 75 "a run within --min-hold"
+}
+
+test_the_handle_and_record_hold_no_password() {
+    rcli config set requirepass s3cret-pw >/dev/null
+    run_rlr -u "redis://:s3cret-pw@127.0.0.1:$REDIS_PORT" -k secret --owner none --max-hold 1m --hold
+    expect_status 0 "--hold with a password"
+    expect_not_contains "$out" s3cret-pw "the assignments"
+    eval "$out"
+    expect_not_contains "$(cat "$REDLOCKRUN_HOLD")" s3cret-pw "the record file"
+    local keeper
+    keeper=$(keeper_of "$REDLOCKRUN_HOLD")
+    expect_not_contains "$(tr '\0' ' ' <"/proc/$keeper/cmdline")" s3cret-pw "the keeper's argv"
+    run_rlr --release
+    expect_status 0 "--release"
+    redis-cli -p "$REDIS_PORT" -a s3cret-pw --no-auth-warning config set requirepass '' >/dev/null
+}
+
+run_tests
