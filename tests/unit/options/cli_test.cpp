@@ -317,8 +317,9 @@ TEST_CASE("cli: --list takes its pattern if one follows, and --json goes with it
     CHECK_FALSE(parse({"-k", "j", "true"}).options.list_pattern.has_value());
     CHECK(parse({"--status", "--json", "-k", "j"}).options.json);
 
-    CHECK(usage_error({"--json", "-k", "j", "true"}) == "--json goes with --status or --list only");
-    CHECK(usage_error({"--json"}) == "--json goes with --status or --list only");
+    CHECK(usage_error({"--json", "-k", "j", "true"}) ==
+          "--json goes with --status, --list or --hold only");
+    CHECK(usage_error({"--json"}) == "--json goes with --status, --list or --hold only");
     CHECK(usage_error({"--list", "-k", "j"}).starts_with("--list and -k exclude each other"));
     CHECK(usage_error({"--list", "--status"}) == "--list and --status exclude each other");
     CHECK(usage_error({"--list", "a*", "true"}) == "--list takes no command");
@@ -415,3 +416,46 @@ TEST_CASE("cli: what a config file may hold") {
         "replicas"};
     CHECK(names == expected);
 }
+
+namespace redlockrun {
+
+TEST_CASE("cli: --hold, --owner, --max-hold, --release and --check") {
+    auto hold = parse({"-k", "deploy", "--hold", "--owner", "none", "--max-hold", "30m"}).options;
+    CHECK(hold.hold);
+    REQUIRE(hold.owner.has_value());
+    CHECK(hold.owner->none);
+    CHECK(hold.max_hold == Millis{30 * 60 * 1000});
+    auto owned = parse({"-k", "deploy", "--hold", "--owner", "4242", "--json"}).options;
+    REQUIRE(owned.owner.has_value());
+    CHECK(owned.owner->pid == 4242);
+    CHECK(owned.json);
+    CHECK(parse({"--release"}).options.release_handle == "");
+    CHECK(parse({"--release", "/run/h/hold.x"}).options.release_handle == "/run/h/hold.x");
+    CHECK(parse({"--check=/run/h/hold.x"}).options.check_handle == "/run/h/hold.x");
+    CHECK(parse({"--check", "-v"}).options.check_handle == "");
+
+    CHECK(usage_error({"-k", "d", "--hold", "--owner", "none"})
+              .starts_with("--owner none needs --max-hold"));
+    CHECK(usage_error({"-k", "d", "--hold", "true"}).starts_with("--hold takes no command"));
+    CHECK(usage_error({"--hold"}) == "a lock key is required: -k KEY");
+    CHECK(usage_error({"-k", "d", "--hold", "--status"}) ==
+          "--hold and --status exclude each other");
+    CHECK(
+        usage_error({"-k", "d", "--hold", "--owner", "1"}).find("neither a process id nor none") !=
+        std::string::npos);
+    CHECK(
+        usage_error({"-k", "d", "--hold", "--owner", "x"}).find("neither a process id nor none") !=
+        std::string::npos);
+    CHECK(usage_error({"-k", "d", "--hold", "--max-hold", "0"}) ==
+          "--max-hold must be more than 0");
+    CHECK(usage_error({"-k", "d", "--owner", "none", "true"}) == "--owner goes with --hold only");
+    CHECK(usage_error({"-k", "d", "--max-hold", "1m", "true"}) ==
+          "--max-hold goes with --hold only");
+    CHECK(usage_error({"--release", "--check"}) == "--release and --check exclude each other");
+    CHECK(usage_error({"-k", "d", "--release"}) ==
+          "--release takes no -k: the handle names the lock");
+    CHECK(usage_error({"--check", "--", "true"}) == "--check takes no command");
+    CHECK(usage_error({"--release", "--hold"}).starts_with("--release goes with none of"));
+}
+
+} // namespace redlockrun
