@@ -9,7 +9,7 @@ _redlockrun_options='-k --key -n --no-wait --nb --nonblock -w --wait --timeout
     -x --exclusive -t --ttl --no-renew
     --timestamp-unit --min-hold --limit -E --conflict-exit-code -c --command
     --on-lost --kill-after
-    --lost-exit-code -u --url --password-file --sentinel-user
+    --lost-exit-code --hold --owner --max-hold --release --check -u --url --password-file --sentinel-user
     --sentinel-password-file --tls-ca-file --tls-cert --tls-key
     --tls-server-name --connect-timeout --replicas --config --status --list --json
     -q --quiet -v --verbose -h --help -V --version'
@@ -20,7 +20,8 @@ _redlockrun_takes_value()
     case $1 in
         -[kwtEcu] | --key | --wait | --timeout | --ttl | --timestamp-unit | --min-hold | --limit | \
             --conflict-exit-code | \
-            --command | --on-lost | --kill-after | --lost-exit-code | --url | \
+            --command | --on-lost | --kill-after | --lost-exit-code | --owner | --max-hold | \
+            --url | \
             --password-file | --sentinel-user | --sentinel-password-file | \
             --tls-ca-file | --tls-cert | --tls-key | \
             --tls-server-name | --connect-timeout | --replicas | --config)
@@ -120,8 +121,11 @@ _redlockrun_value()
         --on-lost)
             mapfile -t COMPREPLY < <(compgen -W 'term ignore' -- "$value")
             ;;
+        --owner)
+            mapfile -t COMPREPLY < <(compgen -W 'none' -- "$value")
+            ;;
         --password-file | --sentinel-password-file | --tls-ca-file | --tls-cert | --tls-key | \
-            --config)
+            --config | --release | --check)
             if declare -F _filedir >/dev/null; then
                 local cur=$value
                 _filedir
@@ -130,7 +134,8 @@ _redlockrun_value()
                 mapfile -t COMPREPLY < <(compgen -f -- "$value")
             fi
             ;;
-        -w | --wait | --timeout | -t | --ttl | --min-hold | --kill-after | --connect-timeout)
+        -w | --wait | --timeout | -t | --ttl | --min-hold | --max-hold | --kill-after | \
+            --connect-timeout)
             # A duration: once a number is typed, offer its units.
             if [[ $value =~ ^[0-9]*\.?[0-9]+$|^[0-9]+\.$ ]]; then
                 COMPREPLY=("${value}ms" "${value}s" "${value}m" "${value}h" "${value}d")
@@ -190,8 +195,9 @@ _redlockrun()
     for ((i = 1; i < rlr_cword; i++)); do
         word=${rlr_words[i]}
         if [[ $pending ]]; then
-            # --list's pattern may be left out: a word that starts with - is then an option.
-            if [[ $pending != --list || $word != -* ]]; then
+            # --list's pattern and --release's and --check's handle may be left out: a word that
+            # starts with - is then an option.
+            if [[ $pending != @(--list|--release|--check) || $word != -* ]]; then
                 [[ $pending == --list ]] && list_pattern_due=''
                 [[ $pending == -k || $pending == --key ]] && key_due=''
                 [[ $pending == -u ]] && pending=--url
@@ -217,6 +223,10 @@ _redlockrun()
                 pending=$word
                 list_pattern_due=yes key_due=''
                 ;;
+            --release | --check)
+                pending=$word
+                key_due=''
+                ;;
             --?*)
                 _redlockrun_takes_value "$word" && pending=$word
                 ;;
@@ -237,7 +247,7 @@ _redlockrun()
         esac
     done
 
-    if [[ $pending && ($pending != --list || $cur != -*) ]]; then
+    if [[ $pending && ($pending != @(--list|--release|--check) || $cur != -*) ]]; then
         _redlockrun_value "$pending" "$cur"
     elif [[ $cur == --*=* ]]; then
         _redlockrun_value "${cur%%=*}" "${cur#*=}"

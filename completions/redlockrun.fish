@@ -4,7 +4,7 @@
 # Options that take a value, as `commandline` splits them into tokens.
 set -g __redlockrun_value_options -k --key -w --wait --timeout -t --ttl --timestamp-unit \
     --min-hold --limit \
-    -E --conflict-exit-code -c --command --on-lost --kill-after --lost-exit-code \
+    -E --conflict-exit-code -c --command --on-lost --kill-after --lost-exit-code --owner --max-hold \
     -u --url --password-file --sentinel-user --sentinel-password-file --tls-ca-file --tls-cert --tls-key --tls-server-name \
     --connect-timeout --replicas --config
 
@@ -26,8 +26,8 @@ function __redlockrun_command_position
             return
         else if contains -- $token $__redlockrun_value_options
             set i (math $i + 1)
-        else if test "$token" = --list
-            # Its pattern may be left out: the next word is the pattern unless it starts with -.
+        else if contains -- $token --list --release --check
+            # Its pattern (or handle) may be left out: the next word is it unless it starts with -.
             set -l next (math $i + 1)
             if test $next -gt (count $tokens)
                 set pattern_next 1
@@ -36,7 +36,7 @@ function __redlockrun_command_position
             else
                 set pattern_due 1
             end
-        else if string match -q -- '--list=*' $token
+        else if string match -qr -- '^--(list|release|check)=' $token
             set -e pattern_due
         else if string match -qr -- '^-[nxqvhV]*[kwtEcu]$' $token
             # A cluster of short options whose last one waits for its value.
@@ -73,7 +73,7 @@ function __redlockrun_key_due
     set -l tokens (commandline -opc)
     test "$(__redlockrun_command_position)" = (math (count $tokens) + 1); or return 1
     for token in $tokens[2..-1]
-        if string match -qr -- '^(-k|--key|--key=.*|--list|--list=.*|-[nxqvhV]*k.*)$' $token
+        if string match -qr -- '^(-k|--key|--key=.*|--list|--list=.*|--release|--release=.*|--check|--check=.*|-[nxqvhV]*k.*)$' $token
             return 1
         end
     end
@@ -157,6 +157,11 @@ complete -c redlockrun -n __redlockrun_in_options -l min-hold -x -a '(__redlockr
 complete -c redlockrun -n __redlockrun_in_options -l limit -x -d 'Let up to n runs hold the lock at once (1-100)'
 complete -c redlockrun -n __redlockrun_in_options -l kill-after -x -a '(__redlockrun_durations)' -d 'Send SIGKILL this long after SIGTERM (duration, default 10s)'
 complete -c redlockrun -n __redlockrun_in_options -l lost-exit-code -x -d 'Exit status when the lock was lost (default 76)'
+complete -c redlockrun -n __redlockrun_in_options -l hold -d 'Take the lock and leave a keeper holding it for the script'
+complete -c redlockrun -n __redlockrun_in_options -l owner -x -a 'none\t"Only --release or --max-hold ends the hold"' -d 'With --hold: the process whose exit ends the hold'
+complete -c redlockrun -n __redlockrun_in_options -l max-hold -x -a '(__redlockrun_durations)' -d 'With --hold: release after this long at the latest (duration)'
+complete -c redlockrun -n __redlockrun_in_options -l release -r -F -d 'End a hold: 0 if it was kept, 76 if it was lost'
+complete -c redlockrun -n __redlockrun_in_options -l check -r -F -d '0 while a hold is intact, 76 once it was lost'
 
 # Redis
 complete -c redlockrun -n __redlockrun_in_options -s u -l url -x -a 'redis://\tTCP rediss://\tTLS unix:///\t"Unix socket" redis-sentinel://\tSentinel rediss-sentinel://\t"Sentinel, TLS"' -d 'Redis server URL'
@@ -174,7 +179,7 @@ complete -c redlockrun -n __redlockrun_in_options -l replicas -x -d 'After every
 complete -c redlockrun -n __redlockrun_in_options -l config -r -F -d 'Read settings from a file instead of the config files'
 complete -c redlockrun -n __redlockrun_in_options -l status -d 'Show who holds the lock and exit'
 complete -c redlockrun -n __redlockrun_in_options -l list -d 'List the locks whose keys match a pattern, and exit'
-complete -c redlockrun -n __redlockrun_in_options -l json -d 'With --status or --list: print JSON'
+complete -c redlockrun -n __redlockrun_in_options -l json -d 'With --status, --list or --hold: print JSON'
 complete -c redlockrun -n __redlockrun_in_options -s q -l quiet -d 'No message when the lock is busy'
 complete -c redlockrun -n __redlockrun_in_options -s v -l verbose -d 'Report waiting, acquiring and releasing'
 complete -c redlockrun -n __redlockrun_in_options -s h -l help -d 'Display help'

@@ -186,6 +186,16 @@ expect_exactly 'redlockrun --json --list -q redlockrun-fake-t'
 expect_exactly "redlockrun --list --json 'b*' --js" --json
 expect_including 'redlockrun --list=b* --json redlockrun-fake-t' redlockrun-fake-tool
 
+# Holds: --owner's one word, --max-hold's durations, and the handle that --release and --check
+# may be given (a file), or leave out (a word that starts with - is then an option).
+expect_exactly 'redlockrun -k job --hold --owner ' none
+expect_exactly 'redlockrun -k job --hold --owner=n' none
+expect_exactly 'redlockrun -k job --hold --max-hold 9' 9ms 9s 9m 9h 9d
+expect_exactly "redlockrun --release $work/passw" "$work/password"
+expect_exactly "redlockrun --check=$work/passw" "$work/password"
+expect_exactly 'redlockrun --release -' "${help_options[@]}"
+expect_exactly 'redlockrun --check -q --verb' --verbose
+
 # Values with nothing to offer: keys and exit statuses; also after a cluster of short options.
 expect_exactly 'redlockrun -k '
 expect_exactly 'redlockrun -qk '
