@@ -127,12 +127,19 @@ def handoff_to_a_paused_waiter(s, r, pause, when):
         s.wait_exit(contender, timeout=30)
 
 
-def random_pauses(s, r, pauses, longest):
+def random_pauses(s, r, pauses, longest, renew_every=1.0):
     """Stops contenders of the load at random moments — connecting, blocked, granted, running —
-    for up to LONGEST seconds (less than what is left of a holder's validity after a renewal)."""
+    for up to LONGEST seconds (less than what is left of a holder's validity after a renewal).
+    A contender is not stopped again until it has had a renewal period (RENEW_EVERY) to run: two
+    pauses of one holder with a moment between them would add up to more than that promise,
+    and a holder that loses its lock then is right to."""
     import random
+    import time
+    resumed = {}
     for _ in range(pauses):
-        running = [c for c in list(s.contenders) if not c.finished()]
+        now = time.monotonic()
+        running = [c for c in list(s.contenders)
+                   if not c.finished() and now - resumed.get(c.id, -1e9) > renew_every + 0.5]
         if running:
             victim = random.choice(running)
             try:
@@ -145,6 +152,7 @@ def random_pauses(s, r, pauses, longest):
                 continue
             s.sleep(random.uniform(0.02, longest))
             victim.continue_all()
+            resumed[victim.id] = time.monotonic()
         s.sleep(random.uniform(0.0, 0.2))
 
 
