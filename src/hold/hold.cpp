@@ -81,27 +81,42 @@ void refuse_second_hold(const std::string& folder, const Options& options,
     }
 }
 
-sockaddr_un socket_address(const std::string& path) {
+// A socket's address. sun_path holds 107 bytes; a longer path (a deep $TMPDIR) is reached through
+// its folder, opened here and kept open while the address is used: /proc/self/fd/N/NAME.
+struct SocketAddress {
     sockaddr_un address{};
-    address.sun_family = AF_UNIX;
-    std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
-    return address;
-}
+    UniqueFd folder;
+    bool usable = false;
+
+    explicit SocketAddress(const std::string& path) {
+        address.sun_family = AF_UNIX;
+        std::string reachable = path;
+        if (path.size() >= sizeof address.sun_path) {
+            const auto slash = path.rfind('/');
+            folder.reset(::open(path.substr(0, slash).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+            if (!folder.valid()) {
+                return;
+            }
+            reachable = fmt::format("/proc/self/fd/{}/{}", folder.get(), path.substr(slash + 1));
+        }
+        if (reachable.size() >= sizeof address.sun_path) {
+            return;
+        }
+        std::memcpy(address.sun_path, reachable.c_str(), reachable.size() + 1);
+        usable = true;
+    }
+    const sockaddr* get() const { return reinterpret_cast<const sockaddr*>(&address); }
+};
 
 UniqueFd listen_at(const std::string& path) {
-    if (path.size() >= sizeof(sockaddr_un{}.sun_path)) {
-        throw Fatal(ExitStatus::os_error,
-                    fmt::format("{} is too long a path for a socket: set XDG_RUNTIME_DIR or "
-                                "TMPDIR to a shorter folder",
-                                path));
-    }
+    const SocketAddress address(path);
     UniqueFd listener(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-    const sockaddr_un address = socket_address(path);
-    if (!listener.valid() ||
-        ::bind(listener.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0 ||
+    if (!address.usable || !listener.valid() ||
+        ::bind(listener.get(), address.get(), sizeof address.address) != 0 ||
         ::listen(listener.get(), 8) != 0) {
         throw Fatal(ExitStatus::os_error,
-                    fmt::format("cannot listen on {}: {}", path, std::strerror(errno)));
+                    fmt::format("cannot listen on {}: {}", path,
+                                address.usable ? std::strerror(errno) : "the path is too long"));
     }
     return listener;
 }
@@ -148,10 +163,9 @@ struct Asked {
 Asked ask_keeper(const std::string& socket_path, const std::string& request, Millis limit) {
     Asked asked;
     UniqueFd connection(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    const sockaddr_un address = socket_address(socket_path);
-    if (!connection.valid() ||
-        ::connect(connection.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) !=
-            0) {
+    const SocketAddress address(socket_path);
+    if (!address.usable || !connection.valid() ||
+        ::connect(connection.get(), address.get(), sizeof address.address) != 0) {
         return asked;
     }
     asked.reached = true;

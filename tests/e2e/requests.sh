@@ -29,6 +29,21 @@ test_an_uncontended_run_is_two_script_calls() {
     expect_eq "$sent" "EVALSHA EVALSHA " "requests of a run"
 }
 
+hold_and_release() {
+    eval "$("$REDLOCKRUN" -k held --owner none --max-hold 1m --hold)" || return
+    "$REDLOCKRUN" --release
+    status=$?
+}
+
+test_a_short_hold_is_two_script_calls() {
+    export XDG_RUNTIME_DIR="$WORK/runtime"
+    mkdir -m 700 "$XDG_RUNTIME_DIR"
+    run_rlr -k held -- true # the server learns the scripts
+    monitored "$REDIS_PORT" hold_and_release
+    expect_eq "$status" 0 "--release"
+    expect_eq "$sent" "EVALSHA EVALSHA " "requests of a hold and its release"
+}
+
 test_auth_and_select_come_first() {
     local url="redis://127.0.0.1:$SECURE_PORT/5"
     export REDISCLI_AUTH=pw
