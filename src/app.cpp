@@ -10,6 +10,7 @@
 #include "redis/settings.hpp"
 #include "run/run_locked.hpp"
 #include "run/standard_fds.hpp"
+#include "status/break_lock.hpp"
 #include "status/lock_listing.hpp"
 #include "status/status_report.hpp"
 
@@ -68,6 +69,9 @@ int act(int argc, char** argv, const ConfigPlaces& places, Logger& log) {
     }
     if (options.hold) {
         return hold::take_hold(options, *settings, log, getenv);
+    }
+    if (options.break_lock) {
+        return break_lock(options.key, "", *settings, log);
     }
     return run_locked(options, *settings, log);
 }

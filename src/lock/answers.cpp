@@ -88,6 +88,10 @@ std::optional<Lost> decode_lost(const Fields& fields) {
         lost.reason = LossReason::expired;
     } else if (reason == "record") {
         lost.reason = LossReason::record;
+    } else if (reason == "broken") {
+        lost.reason = LossReason::broken;
+        lost.broken_by = fields.text(2);
+        lost.broken_because = fields.text(3);
     } else {
         return std::nullopt;
     }
@@ -184,6 +188,26 @@ Expected<ReleaseAnswer, std::string> decode_release(const Reply& reply) {
         }
     }
     return unexpected(unexpected_reply("release", reply));
+}
+
+Expected<BreakAnswer, std::string> decode_break(const Reply& reply) {
+    Fields fields(reply);
+    const std::string verdict = fields.text(0);
+    if (verdict == "foreign" && fields.has(2)) {
+        return BreakAnswer{Foreign{fields.text(1)}};
+    }
+    constexpr size_t per_holder = 4;
+    const auto count = fields.number(1);
+    if (verdict != "broken" || !count || *count < 0 ||
+        fields.size() != 2 + static_cast<size_t>(*count) * per_holder) {
+        return unexpected(unexpected_reply("break", reply));
+    }
+    Broken broken;
+    for (size_t i = 2; i < fields.size(); i += per_holder) {
+        broken.holders.push_back({holder_of(fields.text(i), fields.text(i + 1)), fields.text(i + 2),
+                                  fields.text(i + 3)});
+    }
+    return BreakAnswer{std::move(broken)};
 }
 
 Expected<StatusSnapshot, std::string> decode_status(const Reply& reply) {
@@ -299,6 +323,11 @@ std::string describe(const Lost& lost) {
         return "the lock's timestamp had passed";
     case LossReason::record:
         return "its owner record was overwritten by another client";
+    case LossReason::broken:
+        return lost.broken_because.empty()
+                   ? fmt::format("it was broken by {} (redlockrun --break)", lost.broken_by)
+                   : fmt::format("it was broken by {} (redlockrun --break): {}", lost.broken_by,
+                                 lost.broken_because);
     }
     return "unknown";
 }

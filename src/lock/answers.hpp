@@ -78,12 +78,28 @@ enum class LossReason {
     taken,   // another redlockrun holds it now
     expired, // the key still holds our timestamp, but its time has passed
     record,  // the owner record was overwritten with another type: nothing proves the lock ours
+    broken,  // an operator ended it with --break
 };
 
 struct Lost {
     LossReason reason = LossReason::gone;
     std::optional<Holder> taker; // for taken
+    std::string broken_by;       // for broken: "USER@HOST pid PID"
+    std::string broken_because;  // for broken: the reason the operator gave, or ""
 };
+
+// What --break ended: each holder as its record described it.
+struct BrokenHolder {
+    std::optional<Holder> holder; // none: a client of the classic algorithm
+    std::string fence;
+    std::string note;
+};
+
+struct Broken {
+    std::vector<BrokenHolder> holders; // empty: the lock was free
+};
+
+using BreakAnswer = std::variant<Broken, Foreign>;
 
 struct Renewed {
     std::string value;
@@ -133,6 +149,7 @@ struct StatusSnapshot {
 Expected<AcquireAnswer, std::string> decode_acquire(const redis::Reply& reply);
 Expected<RenewAnswer, std::string> decode_renew(const redis::Reply& reply);
 Expected<ReleaseAnswer, std::string> decode_release(const redis::Reply& reply);
+Expected<BreakAnswer, std::string> decode_break(const redis::Reply& reply);
 Expected<StatusSnapshot, std::string> decode_status(const redis::Reply& reply);
 
 // "web1 pid 4242"

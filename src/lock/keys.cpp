@@ -58,15 +58,20 @@ Expected<LockKeys, std::string> lock_keys(const std::string& key) {
                 key, prefix, other));
         }
     }
-    return LockKeys{key, prefix + ":redlockrun:owner", prefix + ":redlockrun:fence",
-                    prefix + ":redlockrun:wake", prefix + ":redlockrun:queue"};
+    return LockKeys{key,
+                    prefix + ":redlockrun:owner",
+                    prefix + ":redlockrun:fence",
+                    prefix + ":redlockrun:wake",
+                    prefix + ":redlockrun:queue",
+                    prefix + ":redlockrun:broken"};
 }
 
 namespace {
 
 // What follows C in the names of the companions.
 constexpr std::string_view companion_suffixes[] = {":redlockrun:owner", ":redlockrun:fence",
-                                                   ":redlockrun:wake", ":redlockrun:queue"};
+                                                   ":redlockrun:wake", ":redlockrun:queue",
+                                                   ":redlockrun:broken"};
 // A semaphore's waiters each have a wake-up list, C:redlockrun:wake:ID.
 constexpr std::string_view waiter_wake_infix = ":redlockrun:wake:";
 

@@ -2,11 +2,12 @@
 // from the whole of K, never from its hash tag alone, so that two locks that share a tag
 // (backup:{tenant1} and report:{tenant1}), or foo and {foo}, never share an owner record:
 //
-//     C:redlockrun:owner, C:redlockrun:fence, C:redlockrun:wake, C:redlockrun:queue
+//     C:redlockrun:owner, C:redlockrun:fence, C:redlockrun:wake, C:redlockrun:queue,
+//     C:redlockrun:broken
 //
 // (and a semaphore's waiters' own wake-up lists, C:redlockrun:wake:ID, which the scripts name)
 // where C is {K} for a key without a valid hash tag, and {T}:K for a key whose tag is T. Either way
-// C's own hash tag is K's slot, so the four keys live in one Redis Cluster slot (except for a key
+// C's own hash tag is K's slot, so the companions live in one Redis Cluster slot (except for a key
 // with a '}' but no tag, such as a}b: no C can have its slot, and the server refuses the scripts).
 //
 // The naming is injective: no two keys share a C. {K} never reads as {T}:K' for a key K' whose tag
@@ -27,10 +28,11 @@ struct LockKeys {
     std::string owner;
     std::string fence;
     std::string wake;
-    std::string queue; // a semaphore's waiters, in arrival order
+    std::string queue;  // a semaphore's waiters, in arrival order
+    std::string broken; // the holders that --break ended, for their next renewal to learn of it
 
     // In the order the scripts take them as KEYS.
-    std::vector<std::string> all() const { return {lock, owner, fence, wake, queue}; }
+    std::vector<std::string> all() const { return {lock, owner, fence, wake, queue, broken}; }
 };
 
 // The part of the key Redis Cluster hashes: the text between the first '{' and the next '}', if
@@ -48,9 +50,9 @@ inline constexpr std::string_view reserved_infix = ":redlockrun:";
 // Cluster anyway, and refusing it changes no lock that works there.
 Expected<LockKeys, std::string> lock_keys(const std::string& key);
 
-// The lock key whose companion is named `name` (C:redlockrun:owner, :fence, :wake, :queue, or a
-// semaphore waiter's :wake:ID), or none if no lock key has a companion of that name: the inverse
-// of the naming above.
+// The lock key whose companion is named `name` (C:redlockrun:owner, :fence, :wake, :queue, :broken,
+// or a semaphore waiter's :wake:ID), or none if no lock key has a companion of that name: the
+// inverse of the naming above.
 std::optional<std::string> lock_key_of(std::string_view name);
 
 } // namespace redlockrun::lock

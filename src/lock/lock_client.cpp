@@ -306,6 +306,11 @@ Expected<StatusSnapshot, CallFailure> LockClient::status() {
     return run(scripts::status, {}, decode_status);
 }
 
+Expected<BreakAnswer, CallFailure> LockClient::break_lock(const std::string& by,
+                                                          const std::string& why) {
+    return run(scripts::break_lock, {by, why}, decode_break);
+}
+
 void LockClient::pass_on_wake(const Deadline& not_after) {
     const auto args = with_db({identity_.waiter_id, limit_arg()});
     if (!not_after) {

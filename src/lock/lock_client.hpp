@@ -94,6 +94,9 @@ public:
     Expected<ReleaseAnswer, redis::CallFailure> release(CommandRan command_ran = CommandRan::no,
                                                         const Deadline& valid_until = {});
     Expected<StatusSnapshot, redis::CallFailure> status();
+    // --break: ends every holder's claim, saying `by` whom and `why` to each at its next renewal.
+    Expected<BreakAnswer, redis::CallFailure> break_lock(const std::string& by,
+                                                         const std::string& why);
     // A semaphore's waiter that gives up leaves the queue, and passes on a wake-up it may have
     // been sent; within not_after, if given. Best effort: a place not given up lapses by itself.
     void leave_queue(const Deadline& not_after = {});

@@ -10,5 +10,6 @@ extern const redis::Script renew;
 extern const redis::Script release;
 extern const redis::Script status;
 extern const redis::Script wake;
+extern const redis::Script break_lock;
 
 } // namespace redlockrun::lock::scripts

@@ -222,6 +222,10 @@ Declarations::Declarations() {
                           "list the locks whose keys match <pattern>\n(default: all) and exit: "
                           "0 if none is\nheld, 75 if one is",
                           &OptionText::list);
+    flag("--break",
+         "end every holder's claim on the lock now, and\nwake the waiters (for an operator; "
+         "each\nholder is stopped at its next renewal)",
+         &OptionText::break_lock);
     flag("--json",
          "with --status or --list: print a JSON\nobject per lock, one per line; with --hold:\n"
          "print the hold as one JSON object",

@@ -40,6 +40,7 @@ struct OptionText {
     bool json = false;
     std::optional<Setting> list; // "*" when --list is given without a pattern
     bool hold = false;
+    bool break_lock = false;
     std::optional<Setting> owner;
     std::optional<Setting> max_hold;
     std::optional<Setting> release; // "" when --release is given without a handle

@@ -141,6 +141,7 @@ Options to_options(const OptionText& text) {
         options.list_pattern = text.list->value;
     }
     options.hold = text.hold;
+    options.break_lock = text.break_lock;
     if (text.owner) {
         options.owner = owner_option(*text.owner);
     }
@@ -174,10 +175,26 @@ void validate_hold_handle_use(const Options& options) {
     if (!options.command.empty() || options.shell_command) {
         throw UsageError(fmt::format("{} takes no command", name));
     }
-    if (options.hold || options.status || options.list_pattern || options.json || options.owner ||
-        options.max_hold) {
-        throw UsageError(fmt::format(
-            "{} goes with none of --hold, --status, --list, --json, --owner and --max-hold", name));
+    if (options.hold || options.break_lock || options.status || options.list_pattern ||
+        options.json || options.owner || options.max_hold) {
+        throw UsageError(fmt::format("{} goes with none of --hold, --break, --status, --list, "
+                                     "--json, --owner and --max-hold",
+                                     name));
+    }
+}
+
+// --break names one lock and does nothing else.
+void validate_break(const Options& options) {
+    if (options.key.empty()) {
+        throw UsageError("a lock key is required: -k KEY");
+    }
+    if (!options.command.empty() || options.shell_command) {
+        throw UsageError("--break takes no command");
+    }
+    if (options.status || options.list_pattern || options.json || options.limit != 1 ||
+        options.min_hold.count() > 0) {
+        throw UsageError(
+            "--break goes with none of --status, --list, --json, --limit and --min-hold");
     }
 }
 
@@ -196,9 +213,10 @@ void validate_hold(const Options& options) {
         throw UsageError("--hold takes no command: it holds the lock for the commands that "
                          "follow it in the script");
     }
-    if (options.status || options.list_pattern) {
-        throw UsageError(fmt::format("--hold and {} exclude each other",
-                                     options.status ? "--status" : "--list"));
+    if (options.status || options.list_pattern || options.break_lock) {
+        throw UsageError(fmt::format(
+            "--hold and {} exclude each other",
+            options.status ? "--status" : (options.list_pattern ? "--list" : "--break")));
     }
     if (options.owner && options.owner->none && !options.max_hold) {
         throw UsageError("--owner none needs --max-hold: a hold that no process owns must end "
@@ -218,6 +236,10 @@ void validate(const Options& options) {
     }
     validate_hold(options);
     if (options.hold) {
+        return;
+    }
+    if (options.break_lock) {
+        validate_break(options);
         return;
     }
     if (options.json && !options.status && !options.list_pattern) {

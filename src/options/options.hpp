@@ -55,6 +55,7 @@ struct Options {
     bool json = false;   // --json
     std::optional<std::string> list_pattern; // --list
     bool hold = false;                       // --hold
+    bool break_lock = false;                 // --break
     std::optional<HoldOwner> owner;          // --owner; none: the script that ran --hold
     std::optional<Millis> max_hold;          // --max-hold
     // --release and --check: the handle given, "" for $REDLOCKRUN_HOLD's.

@@ -252,7 +252,7 @@ test_json_goes_with_status_or_list_only() {
         run_rlr $options
         expect_status 64 "$options"
         expect_eq "$(wc -l <"$WORK/err")" 1 "one line for $options"
-        expect_contains "$err" "--json goes with --status or --list" "message for $options"
+        expect_contains "$err" "--json goes with --status, --list or --hold" "message for $options"
     done
     expect_eq "$(rcli dbsize)" 0 "nothing written"
 }

@@ -4,10 +4,12 @@
 -- KEYS[5] the queue of a semaphore's waiters (--limit): a sorted set of 'ARRIVAL:ID' members, each
 --         scored with the time until which that waiter keeps its place without asking again. A
 --         queued waiter blocks on a wake-up list of its own, KEYS[4] .. ':' .. ID, in the same slot.
+-- KEYS[6] the holders that --break ended: a hash of TOKEN -> a JSON record {by, why, at_ms},
+--         which expires once each of them has renewed, or would have.
 -- ARGV[1] the database: selected here too, so that a failed SELECT on the connection cannot make a
 --         script act on another database.
-local lock_key, owner_key, fence_key, wake_key, queue_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4],
-  KEYS[5]
+local lock_key, owner_key, fence_key, wake_key, queue_key, broken_key = KEYS[1], KEYS[2],
+  KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 if ARGV[1] ~= '0' then
   redis.call('SELECT', ARGV[1])
 end
@@ -213,10 +215,24 @@ local function save_holder(token, record, holders, unit)
   return write_semaphore(holders, unit)
 end
 
--- nil and its record if `token` holds a slot of the semaphore: its record is live and KEY still
--- holds what the semaphore wrote; otherwise the answer {'lost', reason, host, pid} saying why not,
--- as not_ours() gives it.
-local function not_holder(token)
+-- The answer for a holder that --break ended, {'lost', 'broken', by, why}, or nil. A record of
+-- another type, or one that cannot be read, says nothing.
+local function broken_answer(token)
+  if not broken_key then
+    return nil
+  end
+  local json = redis.pcall('HGET', broken_key, token)
+  if type(json) ~= 'string' then
+    return nil
+  end
+  local ok, record = pcall(cjson.decode, json)
+  if not ok or type(record) ~= 'table' then
+    return nil
+  end
+  return {'lost', 'broken', tostring(record.by or ''), tostring(record.why or '')}
+end
+
+local function not_holder_unless_broken(token)
   local lock = read_lock()
   local owner, wrong_type = call_unless_wrongtype('HMGET', owner_key, 'value', 'token', 'host',
                                                   'pid')
@@ -244,6 +260,17 @@ local function not_holder(token)
   record.hold_until_ms = tonumber(record.hold_until_ms) or 0
   if record.expiry_ms <= now_ms or lock.expiry <= now_ms then
     return {'lost', 'expired', '', ''}
+  end
+  return nil, record
+end
+
+-- nil and its record if `token` holds a slot of the semaphore: its record is live and KEY still
+-- holds what the semaphore wrote; otherwise the answer {'lost', reason, host, pid} saying why not,
+-- as not_ours() gives it.
+local function not_holder(token)
+  local lost, record = not_holder_unless_broken(token)
+  if lost then
+    return broken_answer(token) or lost
   end
   return nil, record
 end
@@ -328,7 +355,7 @@ end
 -- key still holds the value we wrote) and unexpired; otherwise the answer {'lost', reason, host,
 -- pid} saying why not. An owner record of another type (someone else wrote to redlockrun's key)
 -- holds no token: nothing proves the lock ours any more ('record').
-local function not_ours(token)
+local function not_ours_unless_broken(token)
   local owner, wrong_type = call_unless_wrongtype('HMGET', owner_key, 'token', 'value', 'host',
                                                   'pid', 'hold_until_ms')
   if wrong_type then
@@ -349,5 +376,15 @@ local function not_ours(token)
     return {'lost', 'changed', '', ''}
   end
   return {'lost', 'expired', '', ''}
+end
+
+-- nil and the --min-hold time (0: none) if the lock is ours; otherwise the answer {'lost', reason,
+-- host, pid} saying why not, as above; for a holder that --break ended, {'lost', 'broken', by, why}.
+local function not_ours(token)
+  local lost, hold_until = not_ours_unless_broken(token)
+  if lost then
+    return broken_answer(token) or lost
+  end
+  return nil, hold_until
 end
 

@@ -363,3 +363,43 @@ TEST_CASE("answers: a busy lock says how long it has been held and that it is re
     CHECK(describe_busy("jobs", s, describe_holder(s)) ==
           "jobs is held by 2 holders of a --limit 2 semaphore, renewed every 10s");
 }
+
+namespace redlockrun::lock {
+
+TEST_CASE("answers: what --break ended, and a holder's loss to it") {
+    auto broken = decode_break(array({bulk("broken"), integer(2), bulk("web1"), bulk("4242"),
+                                      bulk("17"), bulk("deploy 88"), bulk(""), bulk(""), bulk(""),
+                                      bulk("")}));
+    REQUIRE(broken);
+    const auto& holders = std::get<Broken>(*broken).holders;
+    REQUIRE(holders.size() == 2);
+    REQUIRE(holders[0].holder.has_value());
+    CHECK(holders[0].holder->host == "web1");
+    CHECK(holders[0].fence == "17");
+    CHECK(holders[0].note == "deploy 88");
+    CHECK_FALSE(holders[1].holder.has_value()); // a client of the classic algorithm
+    auto free = decode_break(array({bulk("broken"), integer(0)}));
+    REQUIRE(free);
+    CHECK(std::get<Broken>(*free).holders.empty());
+    auto foreign = decode_break(array({bulk("foreign"), bulk("hash")}));
+    REQUIRE(foreign);
+    CHECK(std::get<Foreign>(*foreign).type == "hash");
+    CHECK_FALSE(decode_break(array({bulk("broken"), integer(1), bulk("web1")})));
+    CHECK_FALSE(decode_break(array({bulk("broken"), integer(-1)})));
+    CHECK_FALSE(decode_break(array({bulk("shattered"), integer(0)})));
+
+    auto lost = decode_renew(
+        array({bulk("lost"), bulk("broken"), bulk("alice@ops1 pid 7"), bulk("stuck deploy")}));
+    REQUIRE(lost);
+    const auto& loss = std::get<Lost>(*lost);
+    CHECK(loss.reason == LossReason::broken);
+    CHECK(describe(loss) ==
+          "it was broken by alice@ops1 pid 7 (redlockrun --break): stuck deploy");
+    auto unexplained =
+        decode_release(array({bulk("lost"), bulk("broken"), bulk("alice@ops1 pid 7"), bulk("")}));
+    REQUIRE(unexplained);
+    CHECK(describe(std::get<Lost>(*unexplained)) ==
+          "it was broken by alice@ops1 pid 7 (redlockrun --break)");
+}
+
+} // namespace redlockrun::lock

@@ -29,9 +29,10 @@ TEST_CASE("keys: a key without a hash tag names its companions in braces") {
     CHECK(plain->fence == "{nightly}:redlockrun:fence");
     CHECK(plain->wake == "{nightly}:redlockrun:wake");
     CHECK(plain->queue == "{nightly}:redlockrun:queue");
+    CHECK(plain->broken == "{nightly}:redlockrun:broken");
     CHECK(hash_tag(plain->owner) == "nightly");
     CHECK(plain->all() == std::vector<std::string>{plain->lock, plain->owner, plain->fence,
-                                                   plain->wake, plain->queue});
+                                                   plain->wake, plain->queue, plain->broken});
 }
 
 TEST_CASE("keys: a tagged key's companions carry the tag and the whole key") {
@@ -41,7 +42,9 @@ TEST_CASE("keys: a tagged key's companions carry the tag and the whole key") {
     CHECK(tagged->fence == "{deploy}:jobs:{deploy}:prod:redlockrun:fence");
     CHECK(tagged->wake == "{deploy}:jobs:{deploy}:prod:redlockrun:wake");
     CHECK(tagged->queue == "{deploy}:jobs:{deploy}:prod:redlockrun:queue");
-    for (const auto& companion : {tagged->owner, tagged->fence, tagged->wake, tagged->queue}) {
+    CHECK(tagged->broken == "{deploy}:jobs:{deploy}:prod:redlockrun:broken");
+    for (const auto& companion :
+         {tagged->owner, tagged->fence, tagged->wake, tagged->queue, tagged->broken}) {
         CHECK(hash_tag(companion) == hash_tag(tagged->lock)); // one Cluster slot
     }
 }
@@ -83,7 +86,7 @@ TEST_CASE("keys: a companion's name gives back its lock's key") {
         CAPTURE(key);
         auto names = lock_keys(key);
         REQUIRE(names);
-        for (const auto& companion : {names->owner, names->fence, names->wake}) {
+        for (const auto& companion : {names->owner, names->fence, names->wake, names->broken}) {
             CAPTURE(companion);
             CHECK(lock_key_of(companion) == std::optional<std::string>(key));
         }
