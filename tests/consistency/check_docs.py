@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Checks that the man page and the shell completions agree with the binary and the code.
+"""Checks that the man page, the shell completions, the README and docs/ agree with the binary
+and the code.
 
     check_docs.py REDLOCKRUN SOURCE_DIR
 
@@ -10,7 +11,11 @@
 - the man page's version and the RPM spec's are the binary's;
 - the commands the man page tells ACL users to allow are those the Lua scripts call;
 - --help's --url entry, the man page's Precedence and the README's give the same order of the
-  places the server comes from.
+  places the server comes from;
+- in README.md and docs/*.md, every relative link leads to a file that exists, and every #anchor
+  to a heading of it (GitHub's slugs); every long option they name for redlockrun is one that
+  --help lists; the ACL rule of docs/lock.md allows every command the lock's scripts call; and the
+  README stays under README_MAX_LINES lines, so that it reads in a few minutes.
 
 Prints one line per problem, naming the file and what is missing, and exits 1 if there is any.
 """
@@ -230,6 +235,122 @@ def check_url_precedence(help_text, entries, page, readme):
         places_in_order("README.md's Precedence", paragraph.group(1), URL_PLACES)
 
 
+# The README and docs/ ----------------------------------------------------------------------------
+
+README_MAX_LINES = 229  # "under 230": the README is a short read; docs/ holds the rest.
+
+# A long option in a document is redlockrun's unless the nearest program named before it, in the
+# same code span, code line or line of prose, is another one (`cmake --install build --strip`).
+PROGRAM = re.compile(r"(?<![\w-])(redlockrun|cmake|ctest|tests/faults/run|bench/run|redis-cli|"
+                     r"scripts/test)(?![\w-])")
+LONG_OPTION = re.compile(r"(?<![\w-])(--[a-z][a-z0-9]*(?:-[a-z0-9]+)*)(-\*)?")
+MARKDOWN_LINK = re.compile(r"(?<!!)\[([^\]]*)\]\(([^)\s]+)\)")
+
+
+def markdown_units(text):
+    """Yields (line number, text, is_code) for the prose lines of a Markdown document, with their
+    code spans taken out, for each code span, and for each line of a code block."""
+    fenced = False
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            continue
+        if fenced or line.startswith("    ") or line.startswith("\t"):
+            yield number, line, True
+            continue
+        for span in re.findall(r"`([^`]+)`", line):
+            yield number, span, True
+        yield number, re.sub(r"`[^`]+`", "", line), False
+
+
+def github_slug(heading):
+    """The anchor GitHub gives a heading: its text as shown, lower case, without punctuation but
+    hyphens and underscores, spaces made hyphens."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading)
+    text = text.replace("`", "").replace("*", "")
+    return re.sub(r"[^\w\- ]", "", text.strip().lower()).replace(" ", "-")
+
+
+def markdown_anchors(text):
+    """Every anchor of a document's headings, numbered as GitHub numbers repeated ones (-1, -2)."""
+    anchors, seen, fenced = set(), {}, False
+    for line in text.splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        match = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if match and not fenced:
+            slug = github_slug(match.group(1))
+            count = seen.get(slug, 0)
+            seen[slug] = count + 1
+            anchors.add(slug if count == 0 else f"{slug}-{count}")
+    return anchors
+
+
+def check_links(path, text, source):
+    where = path.relative_to(source)
+    for number, unit, is_code in markdown_units(text):
+        if is_code:
+            continue
+        for _, target in MARKDOWN_LINK.findall(unit):
+            if re.match(r"^[a-z][a-z0-9+.-]*:", target):
+                continue  # a URL, not a file of the repository
+            file_part, _, anchor = target.partition("#")
+            linked = (path.parent / file_part).resolve() if file_part else path
+            if not linked.exists():
+                problem(f"{where}:{number}: the link {target} leads to no file")
+            elif anchor:
+                if linked.suffix != ".md" or not linked.is_file():
+                    problem(f"{where}:{number}: the link {target} has an anchor, but no .md file")
+                elif anchor not in markdown_anchors(linked.read_text()):
+                    problem(f"{where}:{number}: the link {target}: no heading #{anchor} there")
+
+
+def check_long_options(path, text, source, options):
+    where = path.relative_to(source)
+    for number, unit, _ in markdown_units(text):
+        programs = [(m.start(), m.group(1)) for m in PROGRAM.finditer(unit)]
+        for match in LONG_OPTION.finditer(unit):
+            before = [name for at, name in programs if at < match.start()]
+            if before and before[-1] != "redlockrun":
+                continue
+            name, prefix = match.group(1), match.group(2)
+            if prefix:
+                known = any(option.startswith(name + "-") for option in options)
+            else:
+                known = name in options
+            if not known:
+                problem(f"{where}:{number}: {name}{prefix or ''} is not an option of redlockrun --help")
+
+
+def check_acl_rule(page, called):
+    """docs/lock.md's ACL SETUSER line must allow every command the lock's scripts call but SELECT
+    (which the page adds for a database other than 0), and EVAL, EVALSHA and BLPOP."""
+    rule = re.search(r"^\s*ACL SETUSER .*$", page, re.M)
+    if not rule:
+        problem("docs/lock.md: no ACL SETUSER line")
+        return
+    allowed = {name.upper() for name in re.findall(r"\+([a-z|]+)", rule.group(0))}
+    for command in sorted((called | {"EVAL", "EVALSHA", "BLPOP"}) - {"SELECT"} - allowed):
+        problem(f"docs/lock.md: the ACL SETUSER line lacks +{command.lower()}")
+
+
+def check_markdown(source, options, called):
+    readme = source / "README.md"
+    lines = len(readme.read_text().splitlines())
+    if lines > README_MAX_LINES:
+        problem(f"README.md: {lines} lines, more than {README_MAX_LINES}: move details to docs/")
+    documents = [readme] + sorted((source / "docs").glob("*.md"))
+    for path in documents:
+        text = path.read_text()
+        check_links(path, text, source)
+        check_long_options(path, text, source, options)
+    lock_page = source / "docs/lock.md"
+    if not lock_page.exists():
+        problem("docs/lock.md is missing")
+    else:
+        check_acl_rule(lock_page.read_text(), called)
+
+
 def main():
     binary, source = sys.argv[1], Path(sys.argv[2])
     run = subprocess.run([binary, "--help"], capture_output=True, text=True)
@@ -313,6 +434,7 @@ def main():
             problem(f"{man_path.name}: the ACL list names {command}, which no script calls")
 
     check_url_precedence(help_text, entries, page, (source / "README.md").read_text())
+    check_markdown(source, set(options), called)
 
     # Completions.
     completions = {

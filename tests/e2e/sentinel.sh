@@ -214,8 +214,9 @@ test_a_lock_the_new_master_never_received_is_lost() {
 }
 
 # The fence counter reached the replicas with an earlier grant, but not with the last one, which a
-# failover then lost: the next grant's fence must still be larger than the lost grant's (README:
-# "larger than that of every earlier grant of the key"), though the new master's counter is behind.
+# failover then lost: the next grant's fence must still be larger than the lost grant's (man page,
+# REDLOCKRUN_FENCE: "larger than that of every earlier grant of the same key"), though the new
+# master's counter is behind.
 test_a_fence_lost_in_a_failover_is_not_granted_again() {
     before_each || return
     run_rlr -u "$URL" -k job -- true

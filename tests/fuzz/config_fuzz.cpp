@@ -42,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         check_usage_error(error, file);
         return 0;
     }
-    // The command line's own: a file could not turn a flag off again (README, Config files).
+    // The command line's own: a file could not turn a flag off again (man page, FILES).
     check(!from_file.key && !from_file.shell_command && !from_file.config);
     check(!from_file.no_wait && !from_file.no_renew && !from_file.status && !from_file.quiet &&
           !from_file.verbose && from_file.command.empty());
