@@ -43,21 +43,17 @@ end
 
 if #tokens > 0 then
   local record = cjson.encode({by = by, why = why, at_ms = now_ms})
-  -- A key of another type where the record goes was written by someone else: it is replaced.
-  local _, wrong_type = call_unless_wrongtype('HLEN', broken_key)
-  if wrong_type then
+  -- A key of another type where the records go was written by someone else: it is replaced.
+  local kind = redis.call('TYPE', broken_key)['ok']
+  if kind ~= 'none' and kind ~= 'hash' then
     redis.call('DEL', broken_key)
   end
   for _, token in ipairs(tokens) do
     redis.call('HSET', broken_key, token, record)
   end
   -- Each holder renews (or finds its validity gone) before its expiry; a minute more covers a
-  -- holder paused past it, which then learns of the break rather than of a plain expiry. An
-  -- earlier break's holders keep their time (PTTL, not PEXPIRETIME: Redis 6 has no PEXPIRETIME).
-  local keep_for = math.max(latest - now_ms, 0) + 60000
-  if redis.call('PTTL', broken_key) < keep_for then
-    redis.call('PEXPIRE', broken_key, keep_for)
-  end
+  -- holder paused past it, which then learns of the break rather than of a plain expiry.
+  redis.call('PEXPIRE', broken_key, math.max(latest - now_ms, 0) + 60000)
 end
 next_fence() -- past every fence granted: a fenced resource refuses the broken holders' writes
 push_wake()

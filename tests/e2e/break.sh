@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# --break (DESIGN §12): an operator ends every holder's claim on a lock; each holder learns of it at
+# its next renewal, stops its command (or a hold's owner) and exits 76 naming the break.
+. "$(dirname "$0")/lib.sh"
+CLASSIC="$(dirname "$0")/classic_client.py"
+
+export XDG_RUNTIME_DIR="$WORK/runtime"
+mkdir -m 700 "$XDG_RUNTIME_DIR"
+
+fence_counter() { rcli get "{$1}:redlockrun:fence"; }
+
+test_a_broken_run_stops_its_command_and_the_waiter_takes_over() {
+    start_bg holder -k stuck -t 3s -- sh -c "echo \$REDLOCKRUN_FENCE > '$WORK/fence'; sleep 30"
+    wait_for "the holder runs" test -s "$WORK/fence" || return
+    start_bg waiter -w 30s -k stuck -- sh -c "echo \$REDLOCKRUN_FENCE > '$WORK/next-fence'"
+    wait_for "the waiter blocks" blocked_clients_are 1 || return
+    local fence
+    read_number fence "$WORK/fence" || return
+    run_rlr -k stuck --break
+    expect_status 0 "--break"
+    expect_contains "$out" "stuck: broke the hold of $(hostname) pid $holder, fence $fence" \
+        "what --break printed"
+    exit_of "$waiter"
+    expect_eq "$?" 0 "the waiter ran"
+    local next
+    read_number next "$WORK/next-fence" || return
+    expect_lt "$fence" "$next" "the next holder's fence is larger"
+    exit_of "$holder"
+    expect_eq "$?" 76 "the broken holder exits 76"
+    local said
+    said=$(cat "$WORK/holder.err")
+    expect_contains "$said" "lost the lock on stuck: it was broken by $(id -un)@$(hostname) pid" \
+        "the broken holder's message"
+    expect_contains "$said" "(redlockrun --break)" "the message names --break"
+}
+
+test_a_broken_hold_is_reported_lost() {
+    eval "$("$REDLOCKRUN" -k held -t 600ms --owner none --max-hold 1m --hold)"
+    run_rlr -k held --break
+    expect_status 0 "--break"
+    expect_contains "$out" "held: broke the hold of" "what --break printed"
+    lock_held held && fail "the lock is still held after --break"
+    sleep 0.5 # the keeper renews every 200 ms
+    run_rlr --check
+    expect_status 76 "--check after --break"
+    expect_contains "$err" "broken by $(id -un)@$(hostname)" "--check names the break"
+    run_rlr --release
+    expect_status 76 "--release after --break"
+}
+
+test_every_holder_of_a_semaphore_is_broken() {
+    start_bg first -k sem --limit 2 -t 3s -- sleep 30
+    start_bg second -k sem --limit 2 -t 3s -- sleep 30
+    wait_for "both hold" eval '[ "$(rcli hlen "{sem}:redlockrun:owner")" -ge 3 ]' || return
+    run_rlr -k sem --break
+    expect_status 0 "--break"
+    expect_eq "$(grep -c 'sem: broke the hold of' <<<"$out")" 2 "two holders broken"
+    exit_of "$first"
+    expect_eq "$?" 76 "the first holder"
+    exit_of "$second"
+    expect_eq "$?" 76 "the second holder"
+    run_rlr -k sem --limit 2 -n -- true
+    expect_status 0 "a new holder takes a slot"
+}
+
+test_a_classic_client_s_lock_is_broken_too() {
+    /usr/bin/python3 "$CLASSIC" "$REDIS_PORT" classic ms 30 try || fail "the classic client"
+    run_rlr -k classic --break
+    expect_status 0 "--break"
+    expect_contains "$out" "a client of the classic algorithm" "what --break printed"
+    lock_held classic && fail "the classic lock is still there"
+}
+
+test_a_free_lock_is_left_as_it_is() {
+    run_rlr -k once -- true
+    local before
+    before=$(database_snapshot)
+    run_rlr -k once --break
+    expect_status 0 "--break of a free lock"
+    expect_eq "$out" "once: free; nothing to break" "what it printed"
+    expect_eq "$(database_snapshot)" "$before" "nothing changed"
+}
+
+test_a_foreign_key_is_refused_and_left_alone() {
+    rcli rpush foreign a b >/dev/null
+    local before
+    before=$(database_snapshot)
+    run_rlr -k foreign --break
+    expect_status 65
+    expect_contains "$err" "foreign holds a list, not a timestamp lock; nothing was changed" \
+        "the message"
+    expect_eq "$(database_snapshot)" "$before" "nothing changed"
+    run_rlr -k foreign --break -- true
+    expect_status 64 "--break with a command"
+    run_rlr --break
+    expect_status 64 "--break without -k"
+}
+
+test_the_documented_acl_rule_allows_it() {
+    # The rule docs/lock.md gives, as a user would paste it.
+    local rule
+    rule=$(sed -n 's/^ *ACL SETUSER locker on >PASSWORD //p' "$(dirname "$0")/../../docs/lock.md")
+    [ -n "$rule" ] || {
+        fail "no ACL SETUSER line in docs/lock.md"
+        return
+    }
+    # shellcheck disable=SC2086 # the rule is a list of words
+    rcli acl setuser locker on '>pw' $rule >/dev/null
+    local url="redis://locker:pw@127.0.0.1:$REDIS_PORT"
+    start_bg holder -u "$url" -k acl -t 3s -- sleep 30
+    wait_for "the holder holds" lock_held acl || return
+    run_rlr -u "$url" -k acl --break
+    expect_status 0 "--break as the ACL user"
+    exit_of "$holder"
+    expect_eq "$?" 76 "the broken holder"
+    expect_eq "$(rcli acl log | grep -c reason)" 0 "no ACL denial logged"
+}
+
+run_tests
