@@ -33,7 +33,7 @@ std::string describe_broken(const std::string& key, const lock::BrokenHolder& br
     if (!broken.holder) {
         return fmt::format("{}: broke the lock of a client of the classic algorithm", key);
     }
-    std::string line = fmt::format("{}: broke the hold of {}, fence {}", key,
+    std::string line = fmt::format("{}: broke the claim of {}, fence {}", key,
                                    lock::describe(*broken.holder), broken.fence);
     if (!broken.note.empty()) {
         line += fmt::format(" (note: {})", broken.note);

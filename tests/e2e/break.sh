@@ -18,7 +18,7 @@ test_a_broken_run_stops_its_command_and_the_waiter_takes_over() {
     read_number fence "$WORK/fence" || return
     run_rlr -k stuck --break
     expect_status 0 "--break"
-    expect_contains "$out" "stuck: broke the hold of $(hostname) pid $holder, fence $fence" \
+    expect_contains "$out" "stuck: broke the claim of $(hostname) pid $holder, fence $fence" \
         "what --break printed"
     exit_of "$waiter"
     expect_eq "$?" 0 "the waiter ran"
@@ -38,7 +38,7 @@ test_a_broken_hold_is_reported_lost() {
     eval "$("$REDLOCKRUN" -k held -t 600ms --owner none --max-hold 1m --hold)"
     run_rlr -k held --break
     expect_status 0 "--break"
-    expect_contains "$out" "held: broke the hold of" "what --break printed"
+    expect_contains "$out" "held: broke the claim of" "what --break printed"
     lock_held held && fail "the lock is still held after --break"
     sleep 0.5 # the keeper renews every 200 ms
     run_rlr --check
@@ -54,7 +54,7 @@ test_every_holder_of_a_semaphore_is_broken() {
     wait_for "both hold" eval '[ "$(rcli hlen "{sem}:redlockrun:owner")" -ge 3 ]' || return
     run_rlr -k sem --break
     expect_status 0 "--break"
-    expect_eq "$(grep -c 'sem: broke the hold of' <<<"$out")" 2 "two holders broken"
+    expect_eq "$(grep -c 'sem: broke the claim of' <<<"$out")" 2 "two holders broken"
     exit_of "$first"
     expect_eq "$?" 76 "the first holder"
     exit_of "$second"
