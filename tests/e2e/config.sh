@@ -127,7 +127,8 @@ url = redis://127.0.0.1:$USER_PORT"
     expect_not_contains "$err" "horse" "-v never shows the password"
     redis-cli -p "$SECURE_PORT" --no-auth-warning -a 'correct horse battery' flushall >/dev/null
 
-    local port=$((REDIS_PORT + 1))
+    local port
+    port=$(free_port)
     write_user_config "url = redis://127.0.0.1:$port"
     run_rlr -k m -- touch "$WORK/ran"
     expect_status 69

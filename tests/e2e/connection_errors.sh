@@ -13,7 +13,7 @@ secure_lock_held() { [ "$(secure_cli exists "$1")" = 1 ]; }
 
 test_nothing_listening_is_69() {
     local port
-    port=$((REDIS_PORT + 1))
+    port=$(free_port)
     run_rlr -u "redis://127.0.0.1:$port" -k job -- touch "$WORK/ran"
     expect_status 69
     expect_contains "$err" "cannot connect to Redis at 127.0.0.1:$port" "message"

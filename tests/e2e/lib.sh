@@ -137,6 +137,18 @@ restart_redis() {
     exit 1
 }
 
+# A loopback port nothing listens on.
+free_port() {
+    local port
+    while :; do
+        port=$((20000 + RANDOM % 40000))
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+            echo "$port"
+            return
+        fi
+    done
+}
+
 # The default server every test file uses.
 start_redis REDIS
 export REDLOCKRUN_URL="redis://127.0.0.1:$REDIS_PORT"

@@ -87,17 +87,6 @@ sentinel_url() {
     echo "$scheme://${SENTINEL_URL_CREDENTIALS:-}${hosts[*]}#$MASTER_NAME"
 }
 
-# A loopback port nothing listens on.
-free_port() {
-    local port
-    while :; do
-        port=$((20000 + RANDOM % 40000))
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-            echo "$port"
-            return
-        fi
-    done
-}
 
 # start_stopped_sentinel PREFIX: a sentinel of no master, stopped (SIGSTOP): it accepts connections
 # and never answers. (Stopping one of the topology's sentinels for more than 2 s would put it in
