@@ -137,11 +137,12 @@ url = redis://127.0.0.1:$USER_PORT"
     rm -f "$WORK/xdg/redlockrun/config"
     run_rlr -u "redis://127.0.0.1:$port" -k m -- touch "$WORK/ran"
     expect_contains "$err" "(the URL from --url)" "the error names --url"
-    XDG_CONFIG_HOME="$WORK/nothing" run_rlr -k m -- touch "$WORK/ran"
+    [ -e "$WORK/ran" ] && fail "the command ran"
+    # A developer's machine may have a Redis on the default port: this run may then succeed.
+    XDG_CONFIG_HOME="$WORK/nothing" run_rlr -k m -- true
     if [ "$status" = 69 ]; then # nothing listens on the default port on this machine
         expect_contains "$err" "cannot connect to Redis at 127.0.0.1:6379 (the default URL; set --url, \$REDLOCKRUN_URL or url in a config file)" "the error names the default"
     fi
-    [ -e "$WORK/ran" ] && fail "the command ran"
     flush_all
 }
 
