@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <exception>
 #include <new>
+#include <string_view>
 
 namespace redlockrun {
 
@@ -76,14 +77,23 @@ int act(int argc, char** argv, const ConfigPlaces& places, Logger& log) {
     return run_locked(options, *settings, log);
 }
 
-} // namespace
-
-int main_entry(int argc, char** argv, const ConfigPlaces& places) {
-    // Before anything opens a descriptor, the logger's stderr above all.
-    if (!run::open_closed_standard_fds()) {
-        return to_int(ExitStatus::os_error);
+// Whether the command line asks for --hold's assignments (not its JSON), read from the words
+// themselves: a usage error may come before the parse could say so.
+bool prints_for_eval(int argc, char** argv) {
+    bool hold = false;
+    bool json = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view word = argv[i];
+        if (word == "--") {
+            break;
+        }
+        hold = hold || word == "--hold";
+        json = json || word == "--json";
     }
-    Logger log;
+    return hold && !json;
+}
+
+int run_and_report(int argc, char** argv, const ConfigPlaces& places, Logger& log) {
     try {
         return act(argc, argv, places, log);
     } catch (const UsageError& error) {
@@ -99,6 +109,24 @@ int main_entry(int argc, char** argv, const ConfigPlaces& places) {
         log.error("internal error: {}", error.what());
         return to_int(ExitStatus::internal);
     }
+}
+
+} // namespace
+
+int main_entry(int argc, char** argv, const ConfigPlaces& places) {
+    // Before anything opens a descriptor, the logger's stderr above all.
+    if (!run::open_closed_standard_fds()) {
+        return to_int(ExitStatus::os_error);
+    }
+    Logger log;
+    const int status = run_and_report(argc, argv, places, log);
+    // `eval ""` succeeds: a --hold that took no lock must not let `eval "$(redlockrun --hold)"
+    // || exit` go on as if it had. Its stdout makes eval fail with its own status instead.
+    if (status != 0 && prints_for_eval(argc, argv)) {
+        std::printf("(exit %d)\n", status);
+        std::fflush(stdout);
+    }
+    return status;
 }
 
 ConfigPlaces installed_config_places() {

@@ -150,10 +150,14 @@ private:
     // The hold ends without a --release; the record says how, for a later --check or --release,
     // unless no one is left to ask (the owner has exited).
     int end(Ending ending, const std::string& why);
+    // Ends the hold early: with an owner to stop (--on-lost term), it is stopped first and the
+    // lock released once it has exited; returns false then. Otherwise ends at once: true.
+    bool end_early(Ending ending, const std::string& why);
     void remove_files() const;
     std::string lost_reply() const {
         return fmt::format("lost {} {}", start_.record.ended_ms, start_.record.why);
     }
+    bool ended_early() const { return !stopping_because_.empty(); }
 
     KeeperStart& start_;
     const Logger& log_;
@@ -163,6 +167,10 @@ private:
     std::optional<ExitWatch> owner_exit_;
     Deadline max_hold_at_;
     bool loss_recorded_ = false;
+    // Why the hold is ending before its owner is done (--max-hold, a signal to the keeper): the
+    // owner is being stopped, and the lock is kept until it has exited, as a run keeps it until
+    // its command has. Empty while the hold lasts.
+    std::string stopping_because_;
 };
 
 void Keeper::keep_lock() {
@@ -204,13 +212,36 @@ bool Keeper::serve(int client) {
     }
     keep_lock(); // a keeper that was paused finds out first whether the lock outlived the pause
     if (*request == "check") {
-        write_all(client, (keeper_.lost() ? lost_reply() : std::string("intact")) + "\n");
+        write_all(client,
+                  (keeper_.lost() || ended_early() ? lost_reply() : std::string("intact")) + "\n");
+    } else if (*request == "release" && ended_early()) {
+        // The owner, told to stop, releases on its way out: the hold was not kept to its end.
+        (void)lock_.release(lock::CommandRan::yes, keeper_.valid_until());
+        remove_files();
+        write_all(client, lost_reply() + "\n");
+        return true;
     } else if (*request == "release") {
         const std::string reply = release();
         remove_files();
         write_all(client, reply + "\n");
         return true;
     }
+    return false;
+}
+
+bool Keeper::end_early(Ending ending, const std::string& why) {
+    const bool owner_to_stop = start_.owner && start_.options.on_lost == OnLost::term &&
+                               is_running(*start_.owner) && !keeper_.lost();
+    if (!owner_to_stop || ended_early()) {
+        end(ending, why);
+        return true;
+    }
+    stopping_because_ = why;
+    start_.record.ended = "ended";
+    start_.record.ended_ms = epoch_ms();
+    start_.record.why = why + "; its owner was stopped";
+    write_record(start_.paths.handle, start_.record);
+    stop_.terminate(start_.options.kill_after);
     return false;
 }
 
@@ -245,13 +276,14 @@ int Keeper::run() {
         if (owner_exit_ && owner_exit_->exited()) {
             return end(Ending::owner_exited, "");
         }
-        if (max_hold_at_ && steady_now() >= *max_hold_at_) {
-            return end(Ending::max_hold,
-                       fmt::format("it was released when its --max-hold of {} ran out",
-                                   format_duration(*start_.options.max_hold)));
+        if (max_hold_at_ && steady_now() >= *max_hold_at_ && !ended_early() &&
+            end_early(Ending::max_hold,
+                      fmt::format("it was released when its --max-hold of {} ran out",
+                                  format_duration(*start_.options.max_hold)))) {
+            return 0;
         }
         Deadline next = keeper_.next_due();
-        for (const Deadline& other : {max_hold_at_, stop_.due()}) {
+        for (const Deadline& other : {ended_early() ? Deadline{} : max_hold_at_, stop_.due()}) {
             if (other && (!next || *other < *next)) {
                 next = other;
             }
@@ -270,10 +302,11 @@ int Keeper::run() {
         }
         if ((fds[0].revents & POLLIN) != 0) {
             for (int signal_number : signals.drain()) {
-                if (signal_number == SIGTERM || signal_number == SIGINT ||
-                    signal_number == SIGHUP || signal_number == SIGQUIT) {
-                    return end(Ending::signal, fmt::format("its keeper was sent {}",
-                                                           run::signal_name(signal_number)));
+                if ((signal_number == SIGTERM || signal_number == SIGINT ||
+                     signal_number == SIGHUP || signal_number == SIGQUIT) &&
+                    end_early(Ending::signal, fmt::format("its keeper was sent {}",
+                                                          run::signal_name(signal_number)))) {
+                    return 0;
                 }
             }
         }

@@ -359,4 +359,55 @@ test_the_handle_and_record_hold_no_password() {
     redis-cli -p "$REDIS_PORT" -a s3cret-pw --no-auth-warning config set requirepass '' >/dev/null
 }
 
+# A hold that ends before its owner is done (--max-hold, a keeper told to stop) stops the owner
+# first, as a lost one does, and keeps the lock until the owner has exited: its section never
+# runs on beside the next holder.
+test_a_hold_ended_early_stops_its_owner_before_letting_go() {
+    local how
+    for how in max-hold sigterm; do
+        local key="early-$how" bound=()
+        [ "$how" = max-hold ] && bound=(--max-hold 1s)
+        RLR="$REDLOCKRUN" setsid -w bash -c '
+            eval "$("$RLR" -k '"$key"' '"${bound[*]}"' --hold)" || exit 9
+            echo "$REDLOCKRUN_HOLD" > "'"$WORK/handle-$how"'"
+            sleep 30 &
+            echo "$!" > "'"$WORK/sleep-$how"'"
+            wait
+        ' >/dev/null 2>&1 &
+        local script=$!
+        BACKGROUND_PIDS+=("$script")
+        wait_for "the script starts its command" test -s "$WORK/sleep-$how" || return
+        local sleeper handle
+        read_number sleeper "$WORK/sleep-$how" || return
+        BACKGROUND_PIDS+=("$sleeper")
+        handle=$(cat "$WORK/handle-$how")
+        [ "$how" = sigterm ] && kill -TERM "$(keeper_of "$handle")"
+        wait "$script" 2>/dev/null
+        status=$?
+        err=""
+        expect_status 143 "$how: the owner was stopped"
+        alive "$sleeper" && fail "$how: the owner's command runs on"
+        wait_for "$how: the lock is let go once the owner has exited" eval "! lock_held $key"
+    done
+}
+
+test_an_eval_of_a_hold_not_taken_fails_with_its_status() {
+    start_bg holder -k taken -- sleep 30
+    wait_for "the holder holds" lock_held taken || return
+    run_script bash '
+        eval "$("$RLR" -k taken -n --hold)" || exit
+        echo "went on without the lock"
+    '
+    expect_status 75 "eval of a busy lock's --hold"
+    expect_not_contains "$out" "went on" "the script stopped"
+    run_script dash '
+        eval "$("$RLR" -k taken --hold --no-such-option 2>/dev/null)"
+        echo "eval=$?"
+    '
+    expect_contains "$out" "eval=64" "a usage error"
+    run_rlr -k taken -n --hold --json
+    expect_status 75 "--json"
+    expect_eq "$out" "" "--json prints nothing for a hold not taken"
+}
+
 run_tests
