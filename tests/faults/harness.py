@@ -684,6 +684,7 @@ class Scenario:
         self.kill_keepers()
         for process in reversed(processes):
             process.kill()
+        self.kill_keepers()  # one that a --hold forked while it was being killed
         for thread in self.threads:
             thread.join(5)
         if not keep:

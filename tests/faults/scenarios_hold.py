@@ -102,13 +102,14 @@ def hold_owner_killed(s):
     kill_owner(s, blocked)
     killed_ns = time.time_ns()
     kill_owner(s, holder)
-    s.confirm(f"the keeper ({keeper}) ended with its owner", lambda: not s.is_keeper(keeper),
-              timeout=5)
-    s.wait_for("the next section", lambda: first_begun(s, waiters) is not None, timeout=20)
+    s.wait_for("the next section (the keeper releases the lock when its owner exits)",
+               lambda: first_begun(s, waiters) is not None, timeout=20)
     after = (begin_of(s, first_begun(s, waiters))["wall_ns"] - killed_ns) / 1e9
     if after > 3:
         raise ScenarioFailed(f"the next section began {after:.1f} s after the owner was killed: "
                              "the keeper did not release the lock when its owner exited")
+    s.wait_for(f"the keeper ({keeper}) to end with its owner", lambda: not s.is_keeper(keeper),
+               timeout=5)
     for waiter in waiters:
         s.wait_exit(waiter, timeout=30)
     s.expect_free(r)
