@@ -139,9 +139,10 @@ def hold_keeper_killed(s):
     more_holds(s, r)
 
 
-def stale_runs_on(s, r, holder, waiters):
+def stale_runs_on(s, r, holder, waiters, stale_runs_again=None):
     """With HOLDER's lock no longer renewed: a waiter takes it no earlier than its expiry and
-    writes, and then the stale section writes once more, which the recorder must refuse."""
+    writes, and then the stale section (continued by stale_runs_again(), if it was stopped too)
+    writes once more, which the recorder must refuse."""
     s.sleep(0.2)  # a renewal sent just before the fault has run
     expiry = r.call("GET", s.key)
     record = {"expiry_ms": int(expiry)} if expiry is not None else None
@@ -149,6 +150,8 @@ def stale_runs_on(s, r, holder, waiters):
                lambda: any(e["accepted"] for w in waiters for e in s.writes_of(w)), timeout=15)
     expect_after_expiry(s, first_begun(s, waiters), record, holder.id)
     stale_writes = len(s.writes_of(holder))
+    if stale_runs_again:
+        stale_runs_again()
     s.wait_for("the stale section's write", lambda: len(s.writes_of(holder)) > stale_writes)
 
 
@@ -166,6 +169,29 @@ def hold_keeper_paused(s):
                                        may_overlap=until_resumed(KILL_AFTER), steps=3)
     holder.stop()  # the keeper, confirmed stopped
     stale_runs_on(s, r, holder, waiters)
+    holder.continue_all()
+    s.wait_exit(holder, timeout=20)
+    s.fire("holder-may-end")
+    for waiter in waiters:
+        s.wait_exit(waiter, timeout=30)
+    more_holds(s, r)
+
+
+@scenario("hold-stalled", runs=(1, 5), sections=(4, 70), timeout=180, promise="""
+    A hold's script, its section and its keeper are stopped together with SIGSTOP past the TTL, as
+    on a stalled machine; two holds and a run wait; a waiter takes the expired lock and writes.
+    Of the orders in which they run again, the one that tests the fence: the script and its
+    section first (the section writes once more), then the keeper. Promise: the overlap is
+    allowed, but the fence orders it (the stale write is refused); the keeper finds the lock lost
+    and stops its owner's group; the script reports the loss through --release and exits 76,
+    within --kill-after of the continue; the waiters exit 0.""")
+def hold_stalled(s):
+    r = s.redis()
+    holder, waiters = hold_and_waiters(s, r, holder_expect=(76,),
+                                       may_overlap=until_resumed(KILL_AFTER), steps=3)
+    holder.stop_all()  # confirmed: the script, its section and the keeper stopped
+    stale_runs_on(s, r, holder, waiters,
+                  stale_runs_again=lambda: holder.signal_command(signal.SIGCONT))
     holder.continue_all()
     s.wait_exit(holder, timeout=20)
     s.fire("holder-may-end")
