@@ -3,6 +3,7 @@ that leaves nothing behind. README.md in this directory shows how a scenario is 
 import json
 import os
 import random
+import shlex
 import shutil
 import signal
 import socket
@@ -121,6 +122,15 @@ def all_stopped(pids):
         except OSError:
             continue  # it has exited
     return bool(states) and all(state in "Tt" for state in states)
+
+
+def leads_session(pid):
+    """PID is a session leader, as a keeper is (it detaches with setsid)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as stat:
+            return int(stat.read().rsplit(")", 1)[1].split()[3]) == pid
+    except (OSError, IndexError, ValueError):
+        return False
 
 
 def signal_session(session, sig):
@@ -317,12 +327,79 @@ class Contender:
             return f.read()
 
     def record(self):
-        """What the checker reads (checker.py says what each entry means)."""
+        """What the checker reads (checker.py says what each entry means). A hold's record is a
+        run's: its section is fenced the same way."""
         bound = self.may_overlap
         return {"id": self.id, "kind": self.kind, "status": self.status, "expect": self.expect,
                 "may_overlap": bound is not False,
                 "overlap_for": None if isinstance(bound, (bool, UntilResumed)) else bound,
                 "overlap_until": self.overlap_until, "limit": self.limit}
+
+
+# The owner of a hold: a POSIX sh script that takes the lock with --hold, runs the critical section
+# and ends the hold with --release, as a script locking a section of itself would. It exits with
+# --release's status (0: kept to the end, 76: lost), or with --hold's if the lock was not taken.
+# A loss stops the owner with SIGTERM (its whole group: the script leads one, as the contender's
+# session leader); the trap lets the section die of it, the script then reports the loss through
+# --release. A trap that runs a command, unlike an ignored signal, is reset in the section.
+HOLD_SCRIPT = """\
+trap 'echo "hold script: SIGTERM, the hold was lost" >&2' TERM
+assignments=$({hold}) || exit
+eval "$assignments"
+{critical}
+{release}
+"""
+
+
+class Hold(Contender):
+    """A hold (redlockrun --hold) whose owner is a script running the critical section
+    (HOLD_SCRIPT). Its "client" is the keeper the hold leaves, found by the handle file whose
+    owner is the script, or, before the lock is taken, the redlockrun --hold waiting for it."""
+
+    def __init__(self, s, ident, argv, expect, may_overlap):
+        super().__init__(s, "redlockrun", ident, argv, expect, may_overlap)
+        self.keeper = None  # the keeper's pid, once seen
+
+    def keeper_pid(self):
+        """The keeper's pid while it runs, else None."""
+        if self.keeper is None:
+            for pid, owner in self.s.handles():
+                if owner == self.process.pid:
+                    self.keeper = pid
+        return self.keeper if self.keeper is not None and self.s.is_keeper(self.keeper) else None
+
+    def client_pid(self):
+        keeper = self.keeper_pid()
+        if keeper is not None:
+            return keeper
+        if self.keeper is None:  # still taking the lock: the --hold in the script's session
+            for pid in sorted(self.process.members()):
+                try:
+                    if os.path.realpath(f"/proc/{pid}/exe") == self.s.redlockrun_binary:
+                        return pid
+                except OSError:
+                    continue
+        raise ScenarioFailed(f"{self.id}: neither its keeper nor its redlockrun --hold runs")
+
+    def signal_command(self, sig):
+        """Signals the script and its section (the keeper is not in their session)."""
+        self.process.signal_all(sig)
+
+    def stop_all(self):
+        """Stops the script, its section and the keeper together, as a stalled machine would."""
+        keeper = self.keeper_pid()
+        self.process.signal_all(signal.SIGSTOP)
+        if keeper is not None:
+            os.kill(keeper, signal.SIGSTOP)
+        pids = self.process.members() + ([keeper] if keeper is not None else [])
+        self.s.confirm(f"{self.id} stopped (its script, section and keeper)",
+                       lambda: all_stopped(pids), timeout=5)
+
+    def continue_all(self):
+        keeper = self.keeper_pid()
+        if keeper is not None:
+            os.kill(keeper, signal.SIGCONT)
+        super().continue_all()
 
 
 class Scenario:
@@ -350,6 +427,11 @@ class Scenario:
         for name in ("REDLOCKRUN_URL", "REDIS_URL", "REDISCLI_AUTH", "CI"):
             self.env.pop(name, None)
         self.env["XDG_CONFIG_HOME"] = os.path.join(self.dir, "no-config")
+        # The run's holds (their handles and sockets) live in a folder of its own, which only
+        # its keepers name in their environment.
+        self.runtime = os.path.join(self.dir, "runtime")
+        os.mkdir(self.runtime, 0o700)
+        self.env["XDG_RUNTIME_DIR"] = self.runtime
         self.recorder_sock = os.path.join(self.dir, "recorder.sock")
         self.recorder_log = os.path.join(self.dir, "records.jsonl")
         self.recorder = Process([PYTHON, RECORDER, self.recorder_sock, self.recorder_log],
@@ -391,6 +473,71 @@ class Scenario:
                                               limit or 1)]
         return self.add(Contender(self, "redlockrun", ident, argv, expect, may_overlap,
                                   limit or 1))
+
+    def hold(self, server=None, url=None, name="h", key=None, ttl="3s", options=(), prefix=(),
+             host=None, steps=2, step_ms=20, until=None, expect=(0,), may_overlap=False):
+        """Starts `PREFIX sh SCRIPT`, the owner of a hold (HOLD_SCRIPT): it evals `redlockrun -u URL
+        -k KEY -t TTL --hold OPTIONS`, runs the critical section (STEPS, STEP_MS, UNTIL as for
+        redlockrun()) and ends with `redlockrun --release`. OPTIONS go to --hold (--kill-after,
+        --on-lost...), EXPECT and MAY_OVERLAP are those of the script's exit status and section."""
+        ident = self.next_id(name)
+        hold = [self.redlockrun_binary, "-u", url or server.url, "-k", key or self.key, "-t", ttl,
+                "--hold", *options]
+        script = HOLD_SCRIPT.format(
+            hold=shlex.join(hold),
+            critical=shlex.join(self.critical("redlockrun", ident, host, steps, step_ms, until)),
+            release=shlex.join([self.redlockrun_binary, "--release"]))
+        path = os.path.join(self.dir, "contenders", f"{ident}.sh")
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(script)
+        return self.add(Hold(self, ident, list(prefix) + ["/bin/sh", path], expect, may_overlap))
+
+    def handles(self):
+        """(keeper, owner) pids of the holds whose handle files are in this run's folder."""
+        folder = os.path.join(self.runtime, "redlockrun")
+        found = []
+        for name in os.listdir(folder) if os.path.isdir(folder) else ():
+            if not name.startswith("hold.") or "." in name[len("hold."):]:
+                continue  # a socket, or a record being written
+            try:
+                with open(os.path.join(folder, name), encoding="utf-8") as record:
+                    fields = dict(line.partition("=")[::2] for line in record.read().splitlines())
+                found.append((int(fields.get("keeper") or 0), int(fields.get("owner") or 0)))
+            except (OSError, ValueError):
+                continue
+        return [(keeper, owner) for keeper, owner in found if keeper > 0]
+
+    def is_keeper(self, pid):
+        """PID is a keeper of this run's: redlockrun, with this run's folder of holds in its
+        environment (a pid reused since by anything else is not)."""
+        try:
+            if os.path.realpath(f"/proc/{pid}/exe") != self.redlockrun_binary:
+                return False
+            with open(f"/proc/{pid}/environ", "rb") as environ:
+                return f"XDG_RUNTIME_DIR={self.runtime}".encode() in environ.read().split(b"\0")
+        except OSError:
+            return False
+
+    def keepers(self):
+        """The keepers of this run's holds that still run: those the handle files name, and any
+        other redlockrun with this run's folder in its environment (a keeper between its start
+        and its record)."""
+        pids = {keeper for keeper, _ in self.handles()}
+        pids.update(int(entry) for entry in os.listdir("/proc") if entry.isdigit())
+        contenders = {c.process.pid for c in self.contenders}  # a run leads its session too
+        return sorted(pid for pid in pids if pid not in contenders and leads_session(pid)
+                      and self.is_keeper(pid))
+
+    def expect_keepers_gone(self, timeout=5):
+        """Fails the run if a keeper still runs once every contender has exited: each hold ends
+        with its owner, and a lost one when --release is told of the loss."""
+        give_up = time.monotonic() + timeout  # past the run's own deadline too: this is after it
+        while left := self.keepers():
+            if time.monotonic() > give_up:
+                owners = dict(self.handles())
+                raise ScenarioFailed("keepers outlived their owners: " + ", ".join(
+                    f"{pid} (owner {owners.get(pid, 'unknown')})" for pid in left))
+            time.sleep(0.05)
 
     def classic(self, server=None, address=None, name="c", key=None, unit="ms", timeout=3,
                 prefix=(), host=None, steps=2, step_ms=20, until=None, expect=(0,)):
@@ -520,12 +667,24 @@ class Scenario:
                 contender.process.kill()
                 contender.status = None
 
+    def kill_keepers(self):
+        """Kills every keeper of this run's holds: none may outlive the run (a keeper is in a
+        session of its own, out of reach of its contender's teardown)."""
+        for pid in self.keepers():
+            for sig in (signal.SIGCONT, signal.SIGKILL):
+                try:
+                    os.kill(pid, sig)
+                except ProcessLookupError:
+                    pass
+
     def teardown(self, keep=False):
         with self.lock:  # no load thread adds a contender after this
             self.stopping.set()
             processes = list(self.processes)
+        self.kill_keepers()
         for process in reversed(processes):
             process.kill()
+        self.kill_keepers()  # one that a --hold forked while it was being killed
         for thread in self.threads:
             thread.join(5)
         if not keep:
@@ -588,6 +747,7 @@ def run_scenario(spec, long_mode, index, keep=False):
     try:
         spec.function(s)
         s.finish()
+        s.expect_keepers_gone()
     except ScenarioFailed as error:
         failed = str(error)
     except KeyboardInterrupt:
