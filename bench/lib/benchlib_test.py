@@ -6,7 +6,8 @@ numbers depend on the machine: a missed target fails it and leaves docs/performa
 smoke run is never failed on a target, idle waiters that were not waiting, a peak RSS read before
 any renewal and a failed run of the .deb's build are problems, figure 1 reports how its ratios
 spread over the rounds and what the .deb's build costs beyond its two floors, and the restated
-targets judge what they name.
+targets judge what they name, those of a section of a script locked with --hold and --release
+too.
 """
 import sys
 import tempfile
@@ -20,6 +21,7 @@ sys.dont_write_bytecode = True  # no __pycache__ left in the source tree
 from benchlib import checks, outcome, report, targets  # noqa: E402
 from benchlib.builds import DEB  # noqa: E402
 from benchlib.figures import uncontended  # noqa: E402
+from benchlib.peers import FLOCK_SECTION, HOLD  # noqa: E402
 
 
 @dataclass
@@ -40,17 +42,22 @@ MACHINE = {"date": "today", "cpu": "a CPU", "cores": 2, "memory": "1 GiB",
            "redlockrun": [], "redlockrun_source": "-", "redlockrun_binaries": {}}
 
 
-def results(ratio_to_flock: float, smoke: bool = False) -> dict:
+def results(ratio_to_flock: float, smoke: bool = False, hold_vs_plain_run: float = 1.8) -> dict:
     """A run of figure 1 only, whose default build took `ratio_to_flock` × flock(1) (the target:
-    at most 1.6)."""
+    at most 1.6), and a hold and its release `hold_vs_plain_run` × that (the target: at most 2)."""
     flock_ms = 2.0
+    plain_run_ms = flock_ms * ratio_to_flock
 
     def row(ms):
         return {"median_ms": ms, "vs_flock": ms / flock_ms, "runs": 10, "failures": 0}
 
+    rows = {"redlockrun": row(plain_run_ms), "flock(1)": row(flock_ms),
+            HOLD: row(plain_run_ms * hold_vs_plain_run), FLOCK_SECTION: row(2.5 * flock_ms),
+            "plain true": row(1.0)}
     return {"smoke": smoke, "skipped": {}, "machine": MACHINE,
-            "uncontended": {"rows": {"redlockrun": row(flock_ms * ratio_to_flock),
-                                     "flock(1)": row(flock_ms), "plain true": row(1.0)}}}
+            "uncontended": {"rows": rows, "hold_vs_plain_run": {
+                "ratio": hold_vs_plain_run,
+                "middle_half": (hold_vs_plain_run - 0.1, hold_vs_plain_run + 0.1)}}}
 
 
 class Conclusion(unittest.TestCase):
@@ -155,15 +162,32 @@ def handoff_row(total_s: float, gap_ms: float, flock: dict = None) -> dict:
     return row
 
 
-def handoff(gap_vs_flock: float, setnx_gap_ms: float) -> dict:
-    """A run of figure 3 at N = 8 only: flock(1)'s median gap 1 ms, redlockrun's `gap_vs_flock`
-    times that, the SETNX shell's `setnx_gap_ms` and redis-py's 60 ms."""
+def handoff(gap_vs_flock: float, setnx_gap_ms: float, hold_gap_vs_flock: float = None,
+            contenders: int = 8) -> dict:
+    """A run of figure 3 at N = `contenders` only: flock(1)'s median gap 1 ms, redlockrun's
+    `gap_vs_flock` times that, the SETNX shell's `setnx_gap_ms` and redis-py's 60 ms; with
+    `hold_gap_vs_flock`, sections of a script too: a hold's gap that many times flock(1)'s, and
+    the flock(1) idiom's 2 ms."""
     flock = handoff_row(0.2, 1.0)
     rows = {"redlockrun": handoff_row(0.22, gap_vs_flock, flock), "flock(1)": flock,
             "redis-py Lock": handoff_row(5.0, 60.0, flock),
             "SETNX shell": handoff_row(2.0, setnx_gap_ms, flock)}
-    return {"by_contenders": {"8": {"iterations": 12, "rows": rows}}, "hold_us": 1000,
-            "repeats": 3, "counted_at": 8}
+    if hold_gap_vs_flock is not None:
+        rows[HOLD] = handoff_row(0.5, hold_gap_vs_flock, flock)
+        rows[FLOCK_SECTION] = handoff_row(0.3, 2.0, flock)
+    return {"by_contenders": {str(contenders): {"iterations": 12, "rows": rows}},
+            "hold_us": 1000, "repeats": 3, "counted_at": contenders}
+
+
+def round_trips(hold_requests: float) -> dict:
+    """A run of figure 2: redlockrun's 2 requests, and `hold_requests` for a hold and its
+    release, each waiting for as many round trips."""
+    def row(requests):
+        return {"requests_per_run": requests, "connections_per_run": 1.0, "per_connection": [],
+                "no_delay_ms": 3.0, "delayed_ms": 3.0 + 40 * requests,
+                "waited_round_trips": requests}
+
+    return {"rows": {"redlockrun": row(2.0), HOLD: row(hold_requests)}, "delay_ms": 20}
 
 
 def with_deb(beyond_floors_vs_flock: float, deb_vs_flock: float = 2.3) -> dict:
@@ -219,6 +243,117 @@ class RestatedTargets(unittest.TestCase):
         self.assertEqual(verdicts(run)[redispy][1], "pass")
 
 
+HOLD_TIME = "`--hold` + `--release`, uncontended: wall time ≤ 2 × a plain run's"
+HOLD_REQUESTS = "`--hold` + `--release`, uncontended: 2 Redis requests in all"
+HOLD_HANDOFF = ("Handoff from a `--release` to a waiting hold: median gap ≤ 1.25 × flock(1)'s "
+                "at N = 8")
+
+
+class HoldTargets(unittest.TestCase):
+    """A section of a script locked with --hold and --release: its time beside a plain run's, its
+    requests, and its handoff beside flock(1)'s."""
+
+    def test_a_hold_and_its_release_may_take_up_to_twice_a_plain_run(self):
+        self.assertEqual(verdicts(results(1.2, hold_vs_plain_run=1.95))[HOLD_TIME],
+                         ("1.95 × (rounds' middle half: 1.85–2.05 ×)", "pass"))
+        slow = results(1.2, hold_vs_plain_run=2.05)
+        self.assertEqual(verdicts(slow)[HOLD_TIME][1], targets.FAILED)
+        self.assertEqual(targets.failed(slow),
+                         [f"{HOLD_TIME}: 2.05 × (rounds' middle half: 1.95–2.15 ×)"])
+
+    def test_a_hold_and_its_release_send_two_requests(self):
+        run = results(1.2)
+        run["round_trips"] = round_trips(hold_requests=2.0)
+        self.assertEqual(verdicts(run)[HOLD_REQUESTS],
+                         ("2 requests; waits for 2.0 round trips", "pass"))
+        for requests in (3.0, 1.0):  # a renewal, say; or a release that never reached Redis
+            run["round_trips"] = round_trips(hold_requests=requests)
+            self.assertEqual(verdicts(run)[HOLD_REQUESTS][1], targets.FAILED, requests)
+
+    def test_the_handoff_from_a_release_may_be_up_to_1_25_times_flocks(self):
+        run = results(1.2)
+        run["handoff"] = handoff(1.2, setnx_gap_ms=12.0, hold_gap_vs_flock=1.2)
+        # Beside it, the hold's gap over that of the flock(1) idiom it replaces (2 ms here).
+        self.assertEqual(verdicts(run)[HOLD_HANDOFF],
+                         ("1.20 × (repeats: 1.20–1.20 ×); 0.60 × `flock(1) + flock -u`'s",
+                          "pass"))
+        run["handoff"] = handoff(1.2, setnx_gap_ms=12.0, hold_gap_vs_flock=1.3)
+        self.assertEqual(verdicts(run)[HOLD_HANDOFF][1], targets.FAILED)
+        # The plain run's own handoff target still judges the plain run alone.
+        self.assertEqual(verdicts(run)[GAP_VS_FLOCK][1], "pass")
+
+    def test_without_their_figures_the_hold_targets_are_not_judged(self):
+        run = results(1.2)
+        del run["uncontended"]["hold_vs_plain_run"]
+        judged = verdicts(run)
+        for target in (HOLD_TIME, HOLD_REQUESTS, HOLD_HANDOFF):
+            self.assertEqual(judged[target], ("n/a", "n/a"), target)
+        # A smoke run's handoff has its sections at a smaller N: no verdict at N = 8.
+        run["handoff"] = handoff(1.2, setnx_gap_ms=12.0, hold_gap_vs_flock=5.0, contenders=3)
+        self.assertEqual(verdicts(run)[HOLD_HANDOFF], ("n/a", "n/a"))
+
+    def test_a_missed_hold_target_fails_the_run(self):
+        directory = Path(tempfile.mkdtemp(prefix="benchlib-test."))
+        run = results(1.2)
+        run["round_trips"] = round_trips(hold_requests=3.0)
+        logged = []
+        status = outcome.conclude(run, TOOLS, directory / "report.md", None, logged.append)
+        self.assertEqual(status, outcome.MISSED_TARGETS)
+        self.assertIn(f"MISSED TARGET: {HOLD_REQUESTS}: 3 requests; waits for 3.0 round trips",
+                      logged)
+
+
+class HoldChecks(unittest.TestCase):
+    """The rows of a hold are checked as redlockrun's own: numbers, no failed run, no overlap."""
+
+    def test_a_run_with_every_hold_row_is_no_problem(self):
+        run = results(1.2)
+        run["round_trips"] = round_trips(hold_requests=2.0)
+        run["handoff"] = handoff(1.2, setnx_gap_ms=12.0, hold_gap_vs_flock=1.2)
+        self.assertEqual(checks.problems(run, TOOLS), [])
+
+    def test_figure_1_without_a_hold_row_is_a_problem(self):
+        run = results(1.2)
+        del run["uncontended"]["rows"][HOLD]
+        found = checks.problems(run, TOOLS)
+        self.assertIn(f"figure 1: no number for {HOLD}", found)
+        run = results(1.2)
+        del run["uncontended"]["rows"][FLOCK_SECTION]
+        self.assertIn(f"figure 1: no number for {FLOCK_SECTION}", checks.problems(run, TOOLS))
+
+    def test_failed_holds_in_figure_1_are_a_problem(self):
+        # A failed hold is quick: its median would flatter it.
+        run = results(1.2)
+        run["uncontended"]["rows"][HOLD]["failures"] = 2
+        self.assertIn(f"figure 1: {HOLD} failed 2 runs; see the error log",
+                      checks.problems(run, TOOLS))
+
+    def test_figure_2_without_the_holds_requests_is_a_problem(self):
+        run = results(1.2)
+        run["round_trips"] = round_trips(hold_requests=2.0)
+        del run["round_trips"]["rows"][HOLD]
+        self.assertIn(f"figure 2: no number for {HOLD}'s requests", checks.problems(run, TOOLS))
+
+    def test_figure_3_needs_the_sections_at_its_counted_n_only(self):
+        run = results(1.2)
+        run["handoff"] = handoff(1.2, setnx_gap_ms=12.0)
+        found = checks.problems(run, TOOLS)
+        self.assertIn(f"figure 3: no number for {HOLD}'s gap at N = 8", found)
+        self.assertIn(f"figure 3: no number for {FLOCK_SECTION}'s gap at N = 8", found)
+        run["handoff"]["counted_at"] = 64  # sections run at N = 64 then, not at 8
+        self.assertEqual(checks.problems(run, TOOLS), [])
+
+    def test_holds_that_overlap_or_fail_in_figure_3_are_a_problem(self):
+        run = results(1.2)
+        run["handoff"] = handoff(1.2, setnx_gap_ms=12.0, hold_gap_vs_flock=1.2)
+        rows = run["handoff"]["by_contenders"]["8"]["rows"]
+        rows[HOLD]["overlaps"] = 1
+        rows[HOLD]["counted_failures"] = 2
+        found = checks.problems(run, TOOLS)
+        self.assertIn(f"{HOLD} let two holders overlap (1 times)", found)
+        self.assertIn(f"{HOLD} runs failed (2); see the error log", found)
+
+
 class FakeLauncher:
     """Times each tool by a fixed schedule, one value per round."""
 
@@ -234,11 +369,12 @@ class FakeSettings:
 
 
 class FakeBench:
-    def __init__(self, launcher, with_deb_and_floors=False):
+    def __init__(self, launcher, with_deb_and_floors=False, sections=()):
         self.settings = FakeSettings()
         self.tools = TOOLS
         self.reference = TOOLS[1]
         self.launcher = launcher
+        self.sections = list(sections)
         self.builds, self.floor, self.library_floor = {}, [], []
         if with_deb_and_floors:
             self.builds = {DEB: Path("deb")}
@@ -246,6 +382,9 @@ class FakeBench:
 
     def available(self):
         return self.tools
+
+    def available_sections(self):
+        return self.sections
 
     def key(self, what):
         return what
@@ -261,6 +400,32 @@ class Spread(unittest.TestCase):
         row = uncontended.run(FakeBench(launcher))["rows"]["redlockrun"]
         self.assertAlmostEqual(row["vs_flock"], 1.75)
         self.assertEqual(row.get("vs_flock_middle_half"), (1.0, 2.0))
+
+
+    def test_figure_1_times_a_hold_against_the_plain_run_of_the_same_rounds(self):
+        warm_up = [1.0] * 3
+        # Per round, the hold over the plain run: 2.0, 1.5, 2.0, 3.0; their medians: 3.0 / 1.75.
+        launcher = FakeLauncher({"redlockrun": warm_up + [1.0, 2.0, 1.5, 3.0],
+                                 HOLD: warm_up + [2.0, 3.0, 3.0, 9.0],
+                                 FLOCK_SECTION: warm_up + [1.5] * 4,
+                                 "flock(1)": warm_up + [1.0] * 4, "true": warm_up + [0.5] * 4})
+        sections = [FakeTool(HOLD, "redis"), FakeTool(FLOCK_SECTION, "local")]
+        figure = uncontended.run(FakeBench(launcher, sections=sections))
+        self.assertAlmostEqual(figure["rows"][HOLD]["median_ms"], 3.0)
+        self.assertAlmostEqual(figure["rows"][FLOCK_SECTION]["vs_flock"], 1.5)
+        hold = figure.get("hold_vs_plain_run") or {}
+        self.assertAlmostEqual(hold.get("ratio"), 3.0 / 1.75)
+        self.assertEqual(hold.get("middle_half"), (1.5, 2.0))
+        text = "\n".join(report._uncontended(figure))
+        self.assertIn(f"| {HOLD} | 3.00 × |", text)
+        self.assertIn(f"`{HOLD}` over a plain run (`redlockrun -k KEY true`) of the same rounds: "
+                      "1.71 × (rounds' middle half: 1.50–2.00 ×)", text)
+
+    def test_without_sections_figure_1_has_no_hold_ratio(self):
+        launcher = FakeLauncher({"redlockrun": [1.0] * 7, "flock(1)": [1.0] * 7,
+                                 "true": [0.5] * 7})
+        self.assertIsNone(uncontended.run(FakeBench(launcher)).get("hold_vs_plain_run",
+                                                                     "missing"))
 
 
 class BeyondFloors(unittest.TestCase):

@@ -1,14 +1,17 @@
 """What a run must show, whatever the machine's speed: every figure that ran has numbers for every
-tool (or, in figure 9, every set-up) that ran; redlockrun never let two holders overlap (nor, with
---limit N, more than N) nor failed a run; figure 4's idle waiters were waiting (running, and blocked
-in BLPOP if they block) at both ends of their window; and figure 7 read redlockrun's peak RSS after
-it had renewed. No timing threshold here: those are the targets (targets.py), judged in a full run
-only, while these checks hold on any machine and in a smoke run too."""
+tool (or, in figure 9, every set-up) that ran, and figures 1 to 3 for the sections of a script that
+such a tool locks (--hold and --release, flock -u); redlockrun never let two holders overlap (nor,
+with --limit N, more than N) nor failed a run, a hold's included; figure 4's idle waiters were
+waiting (running, and blocked in BLPOP if they block) at both ends of their window; and figure 7
+read redlockrun's peak RSS after it had renewed. No timing threshold here: those are the targets
+(targets.py), judged in a full run only, while these checks hold on any machine and in a smoke run
+too."""
 import math
 
 from .builds import DEB
 from .floor import LIBRARY_NAME as LIBRARY_FLOOR
 from .floor import NAME as FLOOR
+from .peers import HOLD, SECTION_OF
 
 REDLOCKRUN = "redlockrun"
 
@@ -17,17 +20,28 @@ def _is_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
+def _sections(names: list) -> list:
+    """The sections of a script (peers.section_tools()) whose tool ran."""
+    return [section for section, tool in SECTION_OF.items() if tool in names]
+
+
 def _numbers(results: dict, tools: list) -> list:
     """(figure, value, what) for every number the report needs from the figures that ran."""
     names = [tool.name for tool in tools]
+    sections = _sections(names)
     wanted = []
     if "uncontended" in results:
         rows = results["uncontended"]["rows"]
         extra = [name for name in rows if name in (FLOOR, LIBRARY_FLOOR) or name.startswith(REDLOCKRUN + " (")]
         wanted += [("figure 1", rows.get(n, {}).get("median_ms"), n)
-                   for n in names + extra + ["plain true"]]
+                   for n in names + sections + extra + ["plain true"]]
     if "round_trips" in results:
         rows = results["round_trips"]["rows"]
+        if HOLD in sections:
+            row = rows.get(HOLD, {})
+            wanted.append(("figure 2", row.get("waited_round_trips"),
+                           f"{HOLD}'s waited round trips"))
+            wanted.append(("figure 2", row.get("requests_per_run"), f"{HOLD}'s requests"))
         for tool in tools:
             if tool.server != "local":
                 row = rows.get(tool.name, {})
@@ -36,8 +50,9 @@ def _numbers(results: dict, tools: list) -> list:
             if tool.server == "redis":
                 wanted.append(("figure 2", row.get("requests_per_run"), f"{tool.name}'s requests"))
     if "handoff" in results:
+        counted_at = str(results["handoff"].get("counted_at"))
         for contenders, block in results["handoff"]["by_contenders"].items():
-            for name in names:
+            for name in names + (sections if contenders == counted_at else []):
                 row = block["rows"].get(name, {})
                 wanted.append(("figure 3", row.get("total_s"), f"{name} at N = {contenders}"))
                 wanted.append(("figure 3", row.get("gap_median_ms"),
@@ -83,14 +98,17 @@ def _numbers(results: dict, tools: list) -> list:
 
 
 def _redlockrun_runs(results: dict) -> list:
+    """(name, run) for each contended run of redlockrun: a plain one's, or a hold's."""
     runs = []
     if "handoff" in results:
-        runs += [block["rows"].get(REDLOCKRUN, {})
-                 for block in results["handoff"]["by_contenders"].values()]
+        runs += [(name, block["rows"].get(name, {}))
+                 for block in results["handoff"]["by_contenders"].values()
+                 for name in (REDLOCKRUN, HOLD)]
     if "fairness" in results:
-        runs.append(results["fairness"]["rows"].get(REDLOCKRUN, {}))
+        runs.append((REDLOCKRUN, results["fairness"]["rows"].get(REDLOCKRUN, {})))
     if "scale" in results:
-        runs += list(results["scale"]["rows"].get(REDLOCKRUN, {}).values())
+        runs += [(REDLOCKRUN, run)
+                 for run in results["scale"]["rows"].get(REDLOCKRUN, {}).values()]
     return runs
 
 
@@ -147,13 +165,13 @@ def problems(results: dict, tools: list) -> list:
     found = [f"{figure}: no number for {what}"
              for figure, value, what in _numbers(results, tools) if not _is_number(value)]
     # Correctness, not speed: redlockrun must exclude, and must not fail.
-    for run in _redlockrun_runs(results):
+    for name, run in _redlockrun_runs(results):
         overlaps = run.get("overlaps", 0) + run.get("counted_overlaps", 0)
         failures = run.get("failures", 0) + run.get("counted_failures", 0)
         if overlaps:
-            found.append(f"redlockrun let two holders overlap ({overlaps} times)")
+            found.append(f"{name} let two holders overlap ({overlaps} times)")
         if failures:
-            found.append(f"redlockrun runs failed ({failures}); see the error log")
+            found.append(f"{name} runs failed ({failures}); see the error log")
     found += _semaphore_problems(results.get("semaphore"))
     found += _idle_problems(results.get("load"))
     found += _memory_problems(results.get("memory"))
@@ -163,7 +181,7 @@ def problems(results: dict, tools: list) -> list:
                          "see the error log")
     # A failed run is quick: figure 1's medians would flatter whichever of these failed (and the
     # .deb's cost beyond the floors, which is judged, with it).
-    for name in (REDLOCKRUN, DEB, FLOOR):
+    for name in (REDLOCKRUN, HOLD, DEB, FLOOR):
         failures = results.get("uncontended", {}).get("rows", {}).get(name, {}).get("failures", 0)
         if failures:
             found.append(f"figure 1: {name} failed {failures} runs; see the error log")

@@ -68,6 +68,8 @@ class Bench:
     floor: list = field(default_factory=list)  # floor.prepare()'s command line, if it built
     library_floor: list = field(default_factory=list)  # floor.prepare_libraries()'s, likewise
     builds: dict = field(default_factory=dict)  # figure 1's other builds: row name -> binary
+    # peers.section_tools(): a section of a script locked by --hold or by flock(1), in figures 1-3
+    sections: list = field(default_factory=list)
     _keys: itertools.count = field(default_factory=itertools.count)
 
     def key(self, what: str) -> str:
@@ -76,6 +78,9 @@ class Bench:
 
     def available(self, servers=("redis", "etcd", "local")) -> list:
         return [tool for tool in self.tools if tool.available and tool.server in servers]
+
+    def available_sections(self, servers=("redis", "local")) -> list:
+        return [tool for tool in self.sections if tool.available and tool.server in servers]
 
     @property
     def reference(self):

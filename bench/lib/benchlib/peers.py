@@ -3,6 +3,10 @@
 Compiled tools (redlockrun, flock, etcdctl) are started directly, with the same command line their
 wrapper in bench/peers/ execs: a shell in front would add the same ~1 ms to each and hide the
 differences. The two hand-written Redis clients are scripts, so their wrappers are the tools.
+
+Two more rows lock a section of a shell script rather than wrap a command, and so are scripts too:
+redlockrun --hold ... --release, and the flock(1) idiom it stands beside (flock FD ... flock -u FD).
+They run in figures 1 to 3 only, beside the plain run and flock(1) (section_tools()).
 """
 import dataclasses
 import os
@@ -38,6 +42,28 @@ def with_limit(tool: Tool, limit: int) -> Tool:
     """redlockrun as a counting semaphore of `limit` holders, in a row of its own."""
     return dataclasses.replace(tool, name=f"{tool.name} --limit {limit}",
                                command=[*tool.command, "--limit", str(limit)], limit=limit)
+
+
+# The rows of section_tools(): their names in the report, and the tool each one is a way of using.
+HOLD = "redlockrun --hold + --release"
+FLOCK_SECTION = "flock(1) + flock -u"
+SECTION_OF = {HOLD: "redlockrun", FLOCK_SECTION: "flock(1)"}
+
+
+def section_tools(tools: list) -> list:
+    """A section of a script locked by redlockrun --hold and --release, and by flock(1)'s idiom;
+    each can run where the tool it uses can (`tools`: make_tools()'s)."""
+    sections = [
+        Tool(HOLD, "eval \"$(redlockrun -k KEY --hold)\"; COMMAND; redlockrun --release (sh)",
+             "redis", False, ["sh", str(PEERS_DIR / "redlockrun-hold")],
+             lambda key, command: [key, *command]),
+        Tool(FLOCK_SECTION, "exec 9>FILE; flock 9; COMMAND; flock -u 9 (sh)", "local", False,
+             ["sh", str(PEERS_DIR / "flock-section")], lambda key, command: [key, *command]),
+    ]
+    missing = {tool.name: tool.missing for tool in tools}
+    for section in sections:
+        section.missing = missing[SECTION_OF[section.name]]
+    return sections
 
 
 def _python_has_redis() -> bool:
@@ -79,14 +105,20 @@ def make_tools(redlockrun: Path, flock_dir: Path) -> list:
     return tools
 
 
-def tool_environment(redis_url: str, etcd_endpoint: str) -> dict:
-    """The environment every tool runs in: where its server is, and nothing that overrides it."""
+def tool_environment(redis_url: str, etcd_endpoint: str, redlockrun: Path, scratch: Path) -> dict:
+    """The environment every tool runs in: where its server is, and nothing that overrides it.
+    `scratch` is a folder of the bench's own, made with mode 0700: it holds the holds' handles and
+    the script sections' lock files."""
     environment = dict(os.environ)
     # CI (which CI systems set) would have redlockrun say that it waits: tools run as cron runs them.
     for variable in ("REDLOCKRUN_URL", "REDISCLI_AUTH", "ETCDCTL_API", "REDLOCKRUN_VERBOSE", "CI"):
         environment.pop(variable, None)
     environment["REDIS_URL"] = redis_url
     environment["ETCDCTL_ENDPOINTS"] = etcd_endpoint
+    environment["REDLOCKRUN"] = str(redlockrun)  # the binary that peers/redlockrun-hold runs
+    # --hold keeps its handles in $XDG_RUNTIME_DIR/redlockrun: here, not in the user's own folder.
+    environment["XDG_RUNTIME_DIR"] = str(scratch)
+    environment["FLOCK_DIR"] = str(scratch)  # peers/flock-section's lock files
     # The C locale: flock(1) (util-linux) then loads no locale files, which makes it ~0.3 ms faster
     # than under C.UTF-8. The floor is set as low as it goes, and the same on every machine.
     environment["LC_ALL"] = "C"

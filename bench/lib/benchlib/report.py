@@ -2,6 +2,7 @@
 come first (they travel between machines); absolute times are there to read them by."""
 from .floor import LIBRARY_NAME as LIBRARY_FLOOR
 from .floor import NAME as FLOOR
+from .peers import FLOCK_SECTION, HOLD
 from .targets import judge, signed, spread
 
 FLOCK = "flock(1)"
@@ -79,6 +80,13 @@ def _uncontended(figure: dict) -> list:
                   "streams that `<iostream>` (which CLI11 includes) runs in every program built "
                   "with Debian 12's GCC 12. The .deb's build costs that, plus the protocol (the "
                   "protocol floor's time beyond `true`), plus redlockrun's own work.", ""]
+    if HOLD in rows or FLOCK_SECTION in rows:
+        lines += [f"`{HOLD}` and `{FLOCK_SECTION}` lock a section of a script instead of "
+                  "wrapping a command: `bench/peers/redlockrun-hold` runs "
+                  "`eval \"$(redlockrun -k KEY --hold)\"`, the section (`true`) and "
+                  "`redlockrun --release` under sh, and `bench/peers/flock-section` the flock(1) "
+                  "idiom it replaces, `exec 9>FILE; flock 9`, the section and `flock -u 9`. The "
+                  "shell's start-up is part of their time.", ""]
     lines += _table(["tool", "× flock(1)", "rounds' ratios, middle half", "median",
                      "× plain true", "runs", "failed"], table)
     beyond = figure.get("deb_beyond_floors")
@@ -90,6 +98,11 @@ def _uncontended(figure: dict) -> list:
                   "half of the same difference taken round by round, over flock(1)'s time in "
                   f"that round): {_x(beyond['vs_flock'])} flock(1){rounds}, "
                   f"{_ms(beyond['ms'])}.", ""]
+    hold = figure.get("hold_vs_plain_run")
+    if hold:
+        rounds = spread(hold.get("middle_half"), "rounds' middle half")
+        lines += [f"`{HOLD}` over a plain run (`redlockrun -k KEY true`) of the same rounds: "
+                  f"{_x(hold['ratio'])}{rounds}.", ""]
     return lines
 
 
@@ -106,7 +119,8 @@ def _round_trips(figure: dict) -> list:
             "Requests: Redis commands a run sends, counted by the proxy (clients only; a Lua "
             "script's own commands are not requests). Waited round trips: (median wall time through "
             f"a proxy that delays each direction {delay:g} ms − median through the same proxy "
-            f"undelayed) ÷ {2 * delay:g} ms.", "",
+            f"undelayed) ÷ {2 * delay:g} ms. `{HOLD}` (figure 1) counts every request of the "
+            "hold: its keeper releases on the connection that took the lock.", "",
             *_table(["tool", "requests per run", "connections per run", "waited round trips",
                      "wall, no delay", f"wall, {delay:g} ms each way"], table)]
 
@@ -120,7 +134,10 @@ def _handoff(figure: dict) -> list:
              "tools take turns within each repeat; requests are counted in separate runs "
              "(figure 4), as MONITOR would slow the timed ones. Beside each ratio to flock(1), "
              "its smallest and largest value over the repeats, each repeat's figure over "
-             "flock(1)'s in the same repeat.",
+             "flock(1)'s in the same repeat. At the N whose requests are counted, sections of a "
+             f"script (figure 1) contend too: `{HOLD}` and `{FLOCK_SECTION}`, in the same "
+             "repeats; a hold's gap takes in starting `redlockrun --release`, the release, the "
+             "wake-up, the waiter's acquire and keeper, and its script's eval.",
              ""]
     for contenders, block in figure["by_contenders"].items():
         table = []

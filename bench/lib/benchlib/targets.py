@@ -1,7 +1,8 @@
 """The issue's targets for redlockrun, judged from one run's results. A target whose figure was not
 run at the size it names (a smoke run) is "n/a", never a pass."""
 
-from .stats import extremes, paired_ratios
+from .peers import FLOCK_SECTION, HOLD
+from .stats import extremes, paired_ratios, ratio
 
 REDLOCKRUN = "redlockrun"
 FLOCK = "flock(1)"
@@ -77,6 +78,37 @@ def _semaphore(figure) -> list:
     rows.append(("`--limit 2`: median handoff gap ≤ 2 ms at N = 8", _fmt(gap, " ms"),
                  _verdict(None if gap is None else gap <= 2.0)))
     return rows
+
+
+def _hold(results: dict) -> list:
+    """The targets of a section of a script locked with --hold and --release (figures 1 to 3): its
+    time and its requests uncontended, and its handoff at N = 8, beside flock(1)'s of the same
+    repeats; the flock(1) idiom that a hold replaces (flock FD ... flock -u FD) is shown too."""
+    judged = []
+    against_plain = _at(results, "uncontended", "hold_vs_plain_run") or {}
+    times = against_plain.get("ratio")
+    judged.append(("`--hold` + `--release`, uncontended: wall time ≤ 2 × a plain run's",
+                   _fmt(times, " ×") + spread(against_plain.get("middle_half"),
+                                              "rounds' middle half"),
+                   _verdict(None if times is None else times <= 2.0)))
+
+    trips = _at(results, "round_trips", "rows", HOLD) or {}
+    requests, waited = trips.get("requests_per_run"), trips.get("waited_round_trips")
+    measured = "n/a" if requests is None else \
+        f"{_fmt(requests, '', 0)} requests; waits for {_fmt(waited, '', 1)} round trips"
+    judged.append(("`--hold` + `--release`, uncontended: 2 Redis requests in all", measured,
+                   _verdict(None if requests is None else requests == 2)))
+
+    at8 = _at(results, "handoff", "by_contenders", "8", "rows") or {}
+    gap_vs_flock = _at(at8, HOLD, "gap_vs_flock")
+    measured = _fmt(gap_vs_flock, " ×") + spread(_at(at8, HOLD, "gap_vs_flock_range"), "repeats")
+    idiom = ratio(_at(at8, HOLD, "gap_median_ms"), _at(at8, FLOCK_SECTION, "gap_median_ms"))
+    if gap_vs_flock is not None and idiom is not None:
+        measured += f"; {_fmt(idiom, ' ×')} `{FLOCK_SECTION}`'s"
+    target = "Handoff from a `--release` to a waiting hold: median gap ≤ 1.25 × flock(1)'s at N = 8"
+    judged.append((target, measured,
+                   _verdict(None if gap_vs_flock is None else gap_vs_flock <= 1.25)))
+    return judged
 
 
 def _high_availability(figure) -> list:
@@ -172,6 +204,7 @@ def judge(results: dict) -> list:
     rows.append(("Peak RSS ≤ 4 MiB while the command runs", _fmt(rss, " MiB"),
                  _verdict(None if rss is None else rss <= 4.0)))
 
+    rows += _hold(results)
     rows += _semaphore(results.get("semaphore"))
     rows += _high_availability(results.get("high_availability"))
     if results.get("smoke"):

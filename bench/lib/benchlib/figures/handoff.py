@@ -6,6 +6,12 @@ The tools take turns within each repeat, so that a slow spell of the machine hit
 each ratio to flock(1) comes with its smallest and largest value over the repeats.
 At one N (8; the largest in a smoke run) each Redis tool runs once more with its requests counted
 (figure 4); that run's times are not used.
+
+At that N, and in the same repeats, the contenders also lock a section of a script rather than wrap
+a command: a hold of redlockrun's, then its release (peers/redlockrun-hold), and flock(1)'s idiom
+(peers/flock-section). The gap is the same, from one holder's command ending to the next one's
+starting; for a hold it takes in starting `redlockrun --release`, the release, the wake-up, the
+waiter's acquire and keeper, and its script's eval.
 """
 from ..contention import looping
 from ..stats import extremes, median, paired_ratios, percentile, ratio
@@ -40,8 +46,10 @@ def _counted(bench, tool, contenders: int, iterations: int) -> dict:
 
 def run(bench) -> dict:
     results = {}
-    tools = bench.available()
     for contenders, iterations in bench.settings.handoff.items():
+        tools = bench.available()
+        if contenders == counted_contenders(bench.settings):
+            tools += bench.available_sections()
         runs = {tool.name: [] for tool in tools}
         for repeat in range(bench.settings.handoff_repeats):
             for tool in tools:

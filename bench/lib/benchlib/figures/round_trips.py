@@ -6,16 +6,21 @@
   A run that waits for N round trips is N x 2 x delay_ms slower, so the difference of the medians
   divided by 2 x delay_ms is the number of round trips it really waits for, whatever it sends.
   This also works for etcd, whose gRPC requests the proxy does not parse.
+
+A section of a script locked with `redlockrun --hold` and `--release` (peers/redlockrun-hold) is
+counted and timed the same way: its keeper takes over the connection that took the lock, and
+releases through it when `--release` asks, so every request of the hold crosses the proxy.
 """
-from ..peers import tool_environment
 from ..servers import DelayProxy
 from ..spawn import Launcher
 from ..stats import median
 
 
 def _through(bench, proxy_port_redis, proxy_port_etcd) -> Launcher:
-    etcd = f"127.0.0.1:{proxy_port_etcd}" if proxy_port_etcd else ""
-    environment = tool_environment(f"redis://127.0.0.1:{proxy_port_redis}", etcd)
+    """The tools' environment, with the servers' addresses those of the proxies."""
+    environment = dict(bench.launcher.environment)
+    environment["REDIS_URL"] = f"redis://127.0.0.1:{proxy_port_redis}"
+    environment["ETCDCTL_ENDPOINTS"] = f"127.0.0.1:{proxy_port_etcd}" if proxy_port_etcd else ""
     return Launcher(environment, bench.launcher.error_log)
 
 
@@ -32,7 +37,7 @@ def _timed_runs(launcher, argv, runs) -> list:
 
 def run(bench) -> dict:
     settings = bench.settings
-    tools = bench.available(("redis", "etcd"))
+    tools = bench.available(("redis", "etcd")) + bench.available_sections(("redis",))
     rows = {}
     plain, plain_etcd = _proxies(bench, 0)
     delayed, delayed_etcd = _proxies(bench, settings.delay_ms)

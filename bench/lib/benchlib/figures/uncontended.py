@@ -15,12 +15,18 @@ The .deb's build loads Debian's shared C++ libraries and speaks the protocol; th
 times the first, the protocol floor's time beyond plain `true` the second. What is left, .deb −
 library floor − (protocol floor − plain true), is what redlockrun's own work costs in that build:
 the part of its time that redlockrun can change, rather than the machine's loader and network.
+
+A section of a script locked with `redlockrun --hold` and `--release` (peers/redlockrun-hold, with
+`true` as the section) runs in the same rounds, beside the flock(1) idiom it replaces
+(peers/flock-section); the hold is also given as a ratio to the plain run, and the rounds' spread of
+that ratio.
 """
 import random
 
 from ..builds import DEB
 from ..floor import LIBRARY_NAME as LIBRARY_FLOOR
 from ..floor import NAME as FLOOR
+from ..peers import HOLD
 from ..stats import median, middle_half, paired_ratios, ratio
 
 PLAIN_TRUE = "plain true"
@@ -30,6 +36,8 @@ def run(bench) -> dict:
     tools = bench.available()
     key = {tool.name: bench.key("uncontended") for tool in tools}
     commands = {tool.name: tool.argv(key[tool.name], ["true"]) for tool in tools}
+    for section in bench.available_sections():
+        commands[section.name] = section.argv(bench.key("uncontended"), ["true"])
     redlockrun = bench.tools[0]
     for name, binary in bench.builds.items():
         commands[name] = [str(binary), *redlockrun.argv(bench.key("uncontended"), ["true"])[1:]]
@@ -67,7 +75,17 @@ def run(bench) -> dict:
                                                                         flock_samples)),
                       "runs": len(samples[name]), "failures": failures[name]}
     return {"rows": rows, "order": names,
-            "deb_beyond_floors": _beyond_floors(samples, bench.reference.name)}
+            "deb_beyond_floors": _beyond_floors(samples, bench.reference.name),
+            "hold_vs_plain_run": _hold_vs_plain_run(samples, redlockrun.name)}
+
+
+def _hold_vs_plain_run(samples: dict, plain_run: str):
+    """A hold and its release over a plain run of the same rounds: the ratio of the medians, and
+    the middle half of the rounds' own ratios; None unless both ran."""
+    if not samples.get(HOLD) or not samples.get(plain_run):
+        return None
+    return {"ratio": ratio(median(samples[HOLD]), median(samples[plain_run])),
+            "middle_half": middle_half(paired_ratios(samples[HOLD], samples[plain_run]))}
 
 
 def _beyond_floors(samples: dict, reference: str):
