@@ -410,4 +410,16 @@ test_an_eval_of_a_hold_not_taken_fails_with_its_status() {
     expect_eq "$out" "" "--json prints nothing for a hold not taken"
 }
 
+test_a_release_that_cannot_reach_redis_is_69() {
+    eval "$("$REDLOCKRUN" -k unreachable -t 30s --connect-timeout 1s --owner none --max-hold 1m --hold)"
+    kill -STOP "$REDIS_PID"
+    run_rlr --release
+    kill -CONT "$REDIS_PID"
+    expect_status 69 "--release while Redis does not answer"
+    expect_contains "$err" "could not release unreachable" "the message"
+    expect_contains "$err" "expires by itself within the TTL" "the message says what becomes of it"
+    run_rlr --check
+    expect_status 64 "the hold is over after its --release"
+}
+
 run_tests
