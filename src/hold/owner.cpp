@@ -109,10 +109,14 @@ Expected<Process, std::string> script_owner() {
     if (::fstat(STDOUT_FILENO, &out) == 0 && S_ISFIFO(out.st_mode)) {
         const std::string pipe_link = link_of("/proc/self/fd/1");
         pid_t ancestor = parent;
-        // A bounded walk: a command substitution is one or two levels up.
-        for (int level = 0; level < 16 && ancestor > 1 && !pipe_link.empty(); ++level) {
+        // A bounded walk: a command substitution is one or two levels up. pid 1 is a candidate
+        // too: in a container, the script is often the first process.
+        for (int level = 0; level < 16 && ancestor >= 1 && !pipe_link.empty(); ++level) {
             if (reads_pipe(ancestor, pipe_link)) {
                 return process_of(ancestor);
+            }
+            if (ancestor == 1) {
+                break;
             }
             ancestor = parent_of(ancestor);
         }

@@ -422,4 +422,19 @@ test_a_release_that_cannot_reach_redis_is_69() {
     expect_status 64 "the hold is over after its --release"
 }
 
+test_the_owner_is_the_first_process_of_a_container() {
+    # A PID namespace of its own, as a container's: the script that reads $(...) is pid 1.
+    RLR="$REDLOCKRUN" timeout 60 unshare --pid --fork --mount-proc sh -c '
+        eval "$("$RLR" -k container --hold)" || exit
+        echo "pid=$$"
+        "$RLR" -k container --status
+        "$RLR" --release
+        echo "release=$?"
+    ' >"$WORK/container.out" 2>&1
+    out=$(cat "$WORK/container.out")
+    expect_contains "$out" "pid=1" "the script is pid 1"
+    expect_contains "$out" "container: held by $(hostname) pid 1 " "held by the script"
+    expect_contains "$out" "release=0" "--release"
+}
+
 run_tests
