@@ -67,13 +67,13 @@ Millis replica_wait(const Options& options) {
     return std::min(options.connect_timeout, options.ttl / 3);
 }
 
-lock::Identity make_identity(int limit) {
+lock::Identity make_identity(int limit, const std::string& note) {
     char host[HOST_NAME_MAX + 1] = {};
     if (::gethostname(host, sizeof host - 1) != 0) {
         host[0] = '\0';
     }
     return lock::Identity{lock::make_token(), host, std::to_string(::getpid()),
-                          limit > 1 ? lock::make_token() : std::string()};
+                          limit > 1 ? lock::make_token() : std::string(), note};
 }
 
 // The command to run, found before the lock is taken: a mistyped name must not cost a wait. Its
@@ -215,7 +215,7 @@ int run_locked(const Options& options, const redis::ConnectionSettings& settings
     policy.limit = options.wait;
     policy.announce = someone_watches();
     lock::LockClient lock(
-        connection, std::move(*keys), make_identity(options.limit),
+        connection, std::move(*keys), make_identity(options.limit, options.note),
         lock::LockParams{options.ttl, options.timestamp_unit, options.min_hold, options.limit,
                          policy.may_wait() ? policy.queue_place : Millis{0}, options.replicas,
                          replica_wait(options), options.renew ? options.ttl / 3 : Millis{0}});
@@ -254,15 +254,20 @@ int run_locked(const Options& options, const redis::ConnectionSettings& settings
     const SteadyTime acquired_at = steady_now();
     const run::Terminal terminal = run::Terminal::foreground();
     auto child = release_if_it_throws(lock, log, acquired_at, [&] {
+        // "(fence 17, note: deploy 42)": the note this run holds the lock for, if any.
+        const std::string grant =
+            options.note.empty()
+                ? fmt::format("(fence {})", acquired.grant.fence)
+                : fmt::format("(fence {}, note: {})", acquired.grant.fence, options.note);
         if (acquired.after_busy && policy.announce) {
-            log.notice("got {} (fence {}) after waiting {}", options.key, acquired.grant.fence,
+            log.notice("got {} {} after waiting {}", options.key, grant,
                        format_duration(acquired.waited));
         } else if (acquired.after_busy) {
-            log.info("got {} (fence {}) after waiting {}", options.key, acquired.grant.fence,
+            log.info("got {} {} after waiting {}", options.key, grant,
                      format_duration(acquired.waited));
         } else {
-            log.info("acquired {} (fence {}) without waiting, in {}", options.key,
-                     acquired.grant.fence, format_duration(acquired.waited));
+            log.info("acquired {} {} without waiting, in {}", options.key, grant,
+                     format_duration(acquired.waited));
         }
         spec.inherited_environment = environ;
         spec.environment_overrides = {"REDLOCKRUN_KEY=" + options.key,
