@@ -238,7 +238,7 @@ int take_hold(const Options& options, const redis::ConnectionSettings& settings,
     }
     const auto& acquired = std::get<lock::Acquired>(outcome);
     const SteadyTime acquired_at = steady_now();
-    run::say_acquired(options.key, acquired, attempt.policy, log);
+    run::say_acquired(options.key, options.note, acquired, attempt.policy, log);
 
     HoldRecord record;
     record.key = options.key;

@@ -58,7 +58,7 @@ std::vector<std::string> LockClient::acquire_args() const {
                     std::string(unit_name(params_.unit)), identity_.host, identity_.pid,
                     std::to_string(params_.min_hold.count()), limit_arg(), identity_.waiter_id,
                     std::to_string(params_.queue_place.count()),
-                    std::to_string(params_.renew_every.count())});
+                    std::to_string(params_.renew_every.count()), identity_.note});
 }
 
 std::string LockClient::wake_list() const {

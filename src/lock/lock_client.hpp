@@ -21,6 +21,8 @@ struct Identity {
     std::string pid;
     // A semaphore's waiter is queued, and woken, under this id: public, unlike the token.
     std::string waiter_id;
+    // Why this holder holds the lock (--note), shown to whoever finds it held; empty: none.
+    std::string note;
 };
 
 enum class CommandRan { no, yes };

@@ -73,8 +73,9 @@ bool release(lock::LockClient& lock, const Logger& log, const SteadyTime& acquir
              lock::CommandRan command_ran = lock::CommandRan::no, bool known_lost = false,
              const Deadline& valid_until = {});
 
-// The "got KEY (fence N) after waiting …" line, a notice where someone watches, -v otherwise.
-void say_acquired(const std::string& key, const lock::Acquired& acquired,
+// The "got KEY (fence N, note: …) after waiting …" line, a notice where someone watches, -v
+// otherwise.
+void say_acquired(const std::string& key, const std::string& note, const lock::Acquired& acquired,
                   const lock::WaitPolicy& policy, const Logger& log);
 
 } // namespace redlockrun::run

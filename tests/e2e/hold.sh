@@ -309,7 +309,7 @@ test_busy_and_foreign_locks_are_not_held() {
     run_rlr -k busy -n --owner none --max-hold 1m --hold
     expect_status 75 "-n on a held lock"
     expect_contains "$err" "not holding it" "the message"
-    expect_eq "$out" "" "no assignments"
+    expect_eq "$out" "(exit 75)" "no assignments: eval fails with the status"
     run_rlr -k busy -E 3 -n --owner none --max-hold 1m --hold
     expect_status 3 "-E"
     run_rlr -k busy -w 300ms --owner none --max-hold 1m --hold

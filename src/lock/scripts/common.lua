@@ -141,7 +141,8 @@ end
 
 -- Semaphores (--limit N). The owner hash holds 'limit', 'value' (what KEY holds: the latest
 -- expiry among the holders) and one field 'holder:TOKEN' per holder, a JSON record with its own
--- expiry_ms, fence, host, pid, acquired_ms, hold_until_ms and ended_ms (0: none).
+-- expiry_ms, fence, host, pid, acquired_ms, hold_until_ms and ended_ms (0: none), and its note
+-- (--note) if it has one: a renewal or release rewrites the record with every field it read.
 local holder_prefix = 'holder:'
 
 -- The semaphore's live holders, {token = record}, and how many. A record past its own expiry (a
