@@ -231,7 +231,7 @@ int take_hold(const Options& options, const redis::ConnectionSettings& settings,
     } socket_file{paths.socket};
 
     run::LockAttempt attempt(options, settings, log,
-                             std::to_string(owner ? owner->pid : ::getpid()));
+                             std::to_string(owner ? owner->pid : ::getpid()), true);
     auto outcome = attempt.acquire("not holding it");
     if (const int* status = std::get_if<int>(&outcome)) {
         return *status;

@@ -214,9 +214,9 @@ Expected<BreakAnswer, std::string> decode_break(const Reply& reply) {
 }
 
 Expected<StatusSnapshot, std::string> decode_status(const Reply& reply) {
-    // {now_ms, type, value, owner value, last fence, limit, n, then 9 fields per holder}
+    // {now_ms, type, value, owner value, last fence, limit, n, then 10 fields per holder}
     constexpr size_t header = 7;
-    constexpr size_t per_holder = 9;
+    constexpr size_t per_holder = 10;
     Fields fields(reply);
     const auto now = fields.number(0);
     const auto count = fields.number(header - 1);
@@ -232,11 +232,11 @@ Expected<StatusSnapshot, std::string> decode_status(const Reply& reply) {
         *now, fields.text(1), fields.text(2), fields.text(3), fields.text(4), limit, {}};
     for (size_t i = header; i < header + static_cast<size_t>(*count) * per_holder;
          i += per_holder) {
-        snapshot.holders.push_back(
-            HolderRecord{Holder{fields.text(i), fields.text(i + 1)}, fields.text(i + 2),
-                         optional_number(fields.text(i + 3)), optional_number(fields.text(i + 4)),
-                         optional_number(fields.text(i + 5)), optional_number(fields.text(i + 6)),
-                         optional_number(fields.text(i + 7)), fields.text(i + 8)});
+        snapshot.holders.push_back(HolderRecord{
+            Holder{fields.text(i), fields.text(i + 1)}, fields.text(i + 2),
+            optional_number(fields.text(i + 3)), optional_number(fields.text(i + 4)),
+            optional_number(fields.text(i + 5)), optional_number(fields.text(i + 6)),
+            optional_number(fields.text(i + 7)), fields.text(i + 8), fields.text(i + 9) == "1"});
     }
     return snapshot;
 }

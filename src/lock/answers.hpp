@@ -133,6 +133,8 @@ struct HolderRecord {
     std::optional<long long> renew_ms;
     // Why it holds the lock (--note), as it was written: any bytes. Empty: no note.
     std::string note;
+    // A hold (--hold): pid is the hold's owner's.
+    bool hold = false;
 };
 
 // The raw state of a lock, as the status script reads it; lock_state.cpp interprets it.

@@ -50,13 +50,17 @@ Millis replica_wait(const Options& options) {
     return std::min(options.connect_timeout, options.ttl / 3);
 }
 
-lock::Identity make_identity(int limit, std::string pid, const std::string& note) {
+lock::Identity make_identity(int limit, std::string pid, const std::string& note, bool hold) {
     char host[HOST_NAME_MAX + 1] = {};
     if (::gethostname(host, sizeof host - 1) != 0) {
         host[0] = '\0';
     }
-    return lock::Identity{lock::make_token(), host, std::move(pid),
-                          limit > 1 ? lock::make_token() : std::string(), note};
+    return lock::Identity{lock::make_token(),
+                          host,
+                          std::move(pid),
+                          limit > 1 ? lock::make_token() : std::string(),
+                          note,
+                          hold};
 }
 
 lock::LockKeys keys_of(const std::string& key) {
@@ -78,11 +82,11 @@ lock::WaitPolicy wait_policy(const Options& options) {
 } // namespace
 
 LockAttempt::LockAttempt(const Options& options, const redis::ConnectionSettings& settings,
-                         const Logger& log, std::string pid)
+                         const Logger& log, std::string pid, bool hold)
     : wakeup{signals.fd(), [this] { return router.handle(); }}, connection(settings, &wakeup),
       policy(wait_policy(options)),
       lock(connection, keys_of(options.key),
-           make_identity(options.limit, std::move(pid), options.note),
+           make_identity(options.limit, std::move(pid), options.note, hold),
            lock::LockParams{options.ttl, options.timestamp_unit, options.min_hold, options.limit,
                             policy.may_wait() ? policy.queue_place : Millis{0}, options.replicas,
                             replica_wait(options), options.renew ? options.ttl / 3 : Millis{0}}),

@@ -43,6 +43,8 @@ struct HolderState {
     std::optional<long long> renew_ms;
     // Why it holds the lock (--note), as it was written; empty: none.
     std::string note;
+    // A hold (--hold): the pid is the hold's owner's.
+    bool hold = false;
 };
 
 struct LockState {

@@ -34,7 +34,8 @@ std::string holder_json(const HolderState& holder) {
         .number("remaining_ms", holder.remaining_ms)
         .number("hold_until_ms", holder.hold_until_ms)
         .number("command_ended_ms", holder.ended_ms)
-        .string("note", unless_empty(holder.note));
+        .string("note", unless_empty(holder.note))
+        .json("hold", holder.hold ? "true" : "false");
     return object.text();
 }
 

@@ -29,7 +29,8 @@ std::optional<Millis> millis(std::optional<long long> ms) {
 // 5s ago; --min-hold lets the lock go in 55s, fence 17". A note follows the name: "web1 pid 4242
 // (note: deploy 42) since ...".
 std::string describe_holder(const HolderState& holder, long long now_ms) {
-    std::string text = lock::describe(holder.holder) + lock::describe_note(holder.note);
+    std::string text = lock::describe(holder.holder) + (holder.hold ? " (a hold)" : std::string()) +
+                       lock::describe_note(holder.note);
     const auto since = [now_ms](std::optional<long long> time) {
         return time ? millis(std::max(0LL, ms_between(now_ms, *time))) : std::nullopt;
     };

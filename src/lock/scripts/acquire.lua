@@ -3,7 +3,8 @@
 -- ARGV[9] waiter id, ARGV[10] how long a busy semaphore waiter keeps its place in the queue without
 -- asking again, in ms (0: not queued, as with --no-wait), ARGV[11] how often the holder renews,
 -- in ms (0: --no-renew), kept in its record for the messages of those who find the lock held,
--- ARGV[12] the holder's note (--note; '': none), kept in its record as it is, any bytes.
+-- ARGV[12] the holder's note (--note; '': none), kept in its record as it is, any bytes,
+-- ARGV[13] '1' for a hold (--hold: its pid is the hold's owner's), '' for a run.
 -- {'granted', value, fence, validity_ms}
 -- | {'busy', remaining_ms, host, pid, fence, limit ('' if exclusive), holders, recheck_ms, ahead,
 --    held_ms, renew_ms, ended_ago_ms, note}:
@@ -23,6 +24,7 @@ local min_hold_ms, limit, waiter_id, keep_ms = tonumber(ARGV[7]), tonumber(ARGV[
   tonumber(ARGV[10])
 local renew_ms = tonumber(ARGV[11]) or 0
 local note = ARGV[12] or ''
+local is_hold = ARGV[13] == '1'
 local hold_until = min_hold_ms > 0 and now_ms + min_hold_ms or 0
 
 local lock = read_lock()
@@ -122,6 +124,9 @@ if limit == 1 then
   if note ~= '' then
     redis.call('HSET', owner_key, 'note', note)
   end
+  if is_hold then
+    redis.call('HSET', owner_key, 'hold', '1')
+  end
   redis.call('PEXPIREAT', owner_key, expiry)
   return {'granted', value, fence, validity(expiry, ttl_ms)}
 end
@@ -174,7 +179,8 @@ redis.call('HSET', owner_key, 'limit', string.format('%d', limit))
 -- A new record every time: a note is this holder's alone ('' leaves it out).
 local record = {expiry_ms = lease_end(ttl_ms, hold_until), fence = fence, host = ARGV[5],
                 pid = ARGV[6], acquired_ms = now_ms, hold_until_ms = hold_until, ended_ms = 0,
-                renew_ms = renew_ms, note = note ~= '' and note or nil}
+                renew_ms = renew_ms, note = note ~= '' and note or nil,
+                hold = is_hold and 1 or nil}
 local value = save_holder(token, record, holders, unit)
 leave_queue(member, waiter_id)
 if free > 1 then

@@ -138,7 +138,7 @@ TEST_CASE("answers: status snapshot of an exclusive lock") {
         decode_status(array({bulk("1763812345678"), bulk("string"), bulk("1763812375678"),
                              bulk("1763812375678"), bulk("9"), bulk(""), integer(1), bulk("web1"),
                              bulk("42"), bulk("9"), bulk("1763812340000"), bulk("1763812375678"),
-                             bulk(""), bulk(""), bulk("10000"), bulk("deploy 42\n\x1b")}));
+                             bulk(""), bulk(""), bulk("10000"), bulk("deploy 42\n\x1b"), bulk("1")}));
     REQUIRE(snapshot);
     CHECK(snapshot->now_ms == 1763812345678);
     CHECK(snapshot->type == "string");
@@ -157,6 +157,7 @@ TEST_CASE("answers: status snapshot of an exclusive lock") {
     CHECK_FALSE(holder.ended_ms.has_value());
     CHECK(holder.renew_ms == 10000);
     CHECK(holder.note == "deploy 42\n\x1b"); // as it was written: escaped where it is shown
+    CHECK(holder.hold);                       // a hold's record
 }
 
 TEST_CASE("answers: status snapshot of a free lock and of a semaphore") {
@@ -172,10 +173,10 @@ TEST_CASE("answers: status snapshot of a free lock and of a semaphore") {
                bulk("12"), bulk("3"), integer(2),
                // the first holder's command ended; it keeps its place for --min-hold
                bulk("web1"), bulk("41"), bulk("11"), bulk("1763812300000"), bulk("1763812360000"),
-               bulk("1763812360000"), bulk("1763812340000"), bulk("0"), bulk("nightly"),
+               bulk("1763812360000"), bulk("1763812340000"), bulk("0"), bulk("nightly"), bulk(""),
                // the second one's runs, and its record says neither how it renews nor why
                bulk("web2"), bulk("42"), bulk("12"), bulk("1763812345000"), bulk("1763812375678"),
-               bulk(""), bulk(""), bulk(""), bulk("")}));
+               bulk(""), bulk(""), bulk(""), bulk(""), bulk("1")}));
     REQUIRE(semaphore);
     CHECK(semaphore->limit == 3);
     REQUIRE(semaphore->holders.size() == 2);
@@ -188,6 +189,8 @@ TEST_CASE("answers: status snapshot of a free lock and of a semaphore") {
     CHECK_FALSE(semaphore->holders[1].renew_ms.has_value());
     CHECK(semaphore->holders[0].note == "nightly");
     CHECK(semaphore->holders[1].note.empty());
+    CHECK_FALSE(semaphore->holders[0].hold);
+    CHECK(semaphore->holders[1].hold);
 }
 
 TEST_CASE("answers: a status whose holders do not add up is refused") {
@@ -206,12 +209,12 @@ TEST_CASE("answers: a status whose holders do not add up is refused") {
         }
         return array(std::move(elements));
     };
-    CHECK(decode_status(with(header(integer(1)), 9)));
-    CHECK_FALSE(decode_status(with(header(integer(1)), 8)));
-    CHECK_FALSE(decode_status(with(header(integer(1)), 10)));
-    CHECK_FALSE(decode_status(with(header(integer(2)), 9)));
+    CHECK(decode_status(with(header(integer(1)), 10)));
+    CHECK_FALSE(decode_status(with(header(integer(1)), 9)));
+    CHECK_FALSE(decode_status(with(header(integer(1)), 11)));
+    CHECK_FALSE(decode_status(with(header(integer(2)), 10)));
     CHECK_FALSE(decode_status(with(header(integer(-1)), 0)));
-    CHECK_FALSE(decode_status(with(header(integer(4611686018427387904)), 9)));
+    CHECK_FALSE(decode_status(with(header(integer(4611686018427387904)), 10)));
     CHECK_FALSE(decode_status(with(header(bulk("x")), 0)));
     CHECK_FALSE(decode_status(with(header(integer(0), "0"), 0)));
     CHECK_FALSE(decode_status(with(header(integer(0), "three"), 0)));

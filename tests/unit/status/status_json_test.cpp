@@ -44,13 +44,14 @@ TEST_CASE("status json: held by redlockrun, with every holder field") {
     auto held = snapshot("string", value, value);
     held.holders.push_back(
         {{"web1", "4242"}, "17", now - 3000, now + 12000, now + 60000, now - 1, {}, {}});
-    CHECK(json("job", held) ==
-          R"({"key":"job","state":"held-after-command","redis_type":"string",)"
-          R"("value":"1763812357000","limit":1,"server_time_ms":1763812345000,)"
-          R"("expires_ms":1763812357000,"remaining_ms":12000,"last_fence":17,"holders":[)"
-          R"({"client":"redlockrun","host":"web1","pid":4242,"fence":17,)"
-          R"("acquired_ms":1763812342000,"expires_ms":1763812357000,"remaining_ms":12000,)"
-          R"("hold_until_ms":1763812405000,"command_ended_ms":1763812344999,"note":null}]})");
+    CHECK(
+        json("job", held) ==
+        R"({"key":"job","state":"held-after-command","redis_type":"string",)"
+        R"("value":"1763812357000","limit":1,"server_time_ms":1763812345000,)"
+        R"("expires_ms":1763812357000,"remaining_ms":12000,"last_fence":17,"holders":[)"
+        R"({"client":"redlockrun","host":"web1","pid":4242,"fence":17,)"
+        R"("acquired_ms":1763812342000,"expires_ms":1763812357000,"remaining_ms":12000,)"
+        R"("hold_until_ms":1763812405000,"command_ended_ms":1763812344999,"note":null,"hold":false}]})");
 }
 
 TEST_CASE("status json: held by a classic client, and a semaphore") {
@@ -58,11 +59,12 @@ TEST_CASE("status json: held by a classic client, and a semaphore") {
     CHECK(json("job", classic)
               .find(R"("state":"held","redis_type":"string","value":"1763812375","limit":1,)") !=
           std::string::npos);
-    CHECK(json("job", classic)
-              .find(R"("holders":[{"client":"classic","host":null,"pid":null,"fence":null,)"
-                    R"("acquired_ms":null,"expires_ms":1763812375000,"remaining_ms":30000,)"
-                    R"("hold_until_ms":null,"command_ended_ms":null,"note":null}]})") !=
-          std::string::npos);
+    CHECK(
+        json("job", classic)
+            .find(R"("holders":[{"client":"classic","host":null,"pid":null,"fence":null,)"
+                  R"("acquired_ms":null,"expires_ms":1763812375000,"remaining_ms":30000,)"
+                  R"("hold_until_ms":null,"command_ended_ms":null,"note":null,"hold":false}]})") !=
+        std::string::npos);
 
     const std::string value = std::to_string(now + 28000);
     auto semaphore = snapshot("string", value, value);
@@ -83,11 +85,14 @@ TEST_CASE("status json: a holder's note, with any bytes; null for none") {
     const std::string value = std::to_string(now + 12000);
     auto held = snapshot("string", value, value);
     held.holders.push_back({{"web1", "4242"}, "17", now - 3000, {}, {}, {}, 10000, "deploy 42"});
-    CHECK(json("job", held).ends_with(R"("command_ended_ms":null,"note":"deploy 42"}]})"));
+    CHECK(json("job", held)
+              .ends_with(R"("command_ended_ms":null,"note":"deploy 42","hold":false}]})"));
     held.holders.front().note = "two\nlines \"q\" \x1b\xff";
-    CHECK(json("job", held).ends_with(R"("note":"two\nlines \"q\" \u001b\udcff"}]})"));
+    CHECK(json("job", held).ends_with(R"("note":"two\nlines \"q\" \u001b\udcff","hold":false}]})"));
     held.holders.front().note.clear();
-    CHECK(json("job", held).ends_with(R"("note":null}]})"));
+    CHECK(json("job", held).ends_with(R"("note":null,"hold":false}]})"));
+    held.holders.front().hold = true;
+    CHECK(json("job", held).ends_with(R"("note":null,"hold":true}]})"));
 }
 
 TEST_CASE("status json: a foreign key, a key of any bytes, fields that are not numbers") {

@@ -156,6 +156,18 @@ TEST_CASE("status: each holder's note follows its name") {
           "web2 pid 43 (note: second) since 1s ago, renewed every 10s, fence 18");
 }
 
+TEST_CASE("status: a hold is marked as one, its pid its owner's") {
+    const std::string value = std::to_string(now + 12000);
+    auto held = snapshot("string", value, value);
+    held.holders.front().hold = true;
+    CHECK(describe_status("job", held).line ==
+          "job: held by web1 pid 4242 (a hold) since 3s ago, renewed every 10s, fence 17");
+    held.holders.front().note = "deploy 42";
+    CHECK(describe_status("job", held).line ==
+          "job: held by web1 pid 4242 (a hold) (note: deploy 42) "
+          "since 3s ago, renewed every 10s, fence 17");
+}
+
 TEST_CASE("status: a record's fence that is not a fence number is shown as it is") {
     const std::string value = std::to_string(now + 28000);
     auto semaphore = snapshot("string", value, value);
