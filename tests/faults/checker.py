@@ -11,7 +11,11 @@ A history is the recorder's events (recorder.py) and the contenders, each a dict
     overlap_for the longest, in seconds, it may run on beside the newer section (from that one's
                 beginning), or None
     overlap_until the recorder time (monotonic ns) by which it must have ended if it overlaps, or
-                None; an allowed section needs one bound or both
+                None; an allowed section needs one bound or both, or the allowance of a break
+    renew_every how often (seconds, ttl/3) it renews, if the scenario allows it to overlap only
+                once a --break has ended its claim (None otherwise); see BREAK_STOP_MARGIN
+    broken_at   the recorder time (monotonic ns) of that break: when the --break that named it
+                had returned, which is after the break ran on the server; None if none did
     limit       its --limit: 1 (or absent) for an exclusive lock and for the classic client, N > 1
                 for one of a semaphore's N holders
 
@@ -21,7 +25,9 @@ It reports, and fails on:
   stale one (the smaller fence) carries the allowance — the later one's says nothing about it —,
   exited 76 (told of the loss), ended within its bounds, and the resource went over to the newer
   fence: if the stale holder had an access accepted after the newer section began, the newer
-  holder had one accepted too, and the stale holder none after that;
+  holder had one accepted too, and the stale holder none after that. For a holder whose claim a
+  --break ended, the bound is the break's: the newer section began after the break, and the stale
+  one ended by the break + its renewal period + BREAK_STOP_MARGIN;
 - fences of redlockrun sections that do not grow in the order the sections began;
 - a counter that lost an increment: every accepted write must be the previous accepted value + 1;
 - a section that never ended, a section of nobody the scenario started, a contender that exited 0
@@ -59,6 +65,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 LOST = 76
+
+# A holder broken by --break learns of it at its next renewal, which it sends at most a renewal
+# period (ttl/3) after the break, since it sent the previous one before. Then the renewal's round
+# trip (loopback, milliseconds), the SIGTERM to its command (a hold's keeper: to its owner's group)
+# and the command dying of it, and the recorder seeing its connection close: a second covers them
+# on a loaded machine, as the harness's STOP_MARGIN covers a stop after other faults. No
+# --kill-after: the sections die of SIGTERM, and one that needed SIGKILL ran on too long.
+BREAK_STOP_MARGIN = 1.0
 
 
 @dataclass
@@ -129,7 +143,10 @@ def overlap_reasons(stale, start, contenders, forever):
                        f"never told it lost the lock ({LOST})")
     end = stale.end or forever
     bound, until = contender.get("overlap_for"), contender.get("overlap_until")
-    if bound is None and until is None:
+    renew_every = contender.get("renew_every")
+    if renew_every is not None:
+        reasons += broken_reasons(stale, start, end, contender)
+    elif bound is None and until is None:
         reasons.append(f"the scenario gave {stale.holder}'s overlap no bound")
     if bound is not None and end - start > bound * 1e9:
         reasons.append(f"it lasted {(end - start) / 1e9:.1f} s, longer than the {bound:.1f} s the "
@@ -137,6 +154,25 @@ def overlap_reasons(stale, start, contenders, forever):
     if until is not None and end > until:
         reasons.append(f"{stale.holder} ran on {(end - until) / 1e9:.1f} s past the end its fault "
                        "allows")
+    return reasons
+
+
+def broken_reasons(stale, start, end, contender):
+    """Why STALE, allowed to overlap only once a --break ended its claim, may not have run on
+    beside a section that began at START until END: no break named it, the newer section began
+    before the break, or STALE outlived its next renewal after the break and the stop margin."""
+    broken_at, renew_every = contender.get("broken_at"), contender["renew_every"]
+    if broken_at is None:
+        return [f"{stale.holder} may overlap only after a --break, and no break named it"]
+    reasons = []
+    if start < broken_at:
+        reasons.append(f"the newer section began {(broken_at - start) / 1e9:.1f} s before the "
+                       f"break that ended {stale.holder}'s claim")
+    until = broken_at + int((renew_every + BREAK_STOP_MARGIN) * 1e9)
+    if end > until:
+        reasons.append(f"{stale.holder} ran on {(end - until) / 1e9:.1f} s past what the break "
+                       f"allows it (its next renewal, at most {renew_every:.1f} s after the "
+                       f"break, and {BREAK_STOP_MARGIN:.1f} s to stop its command)")
     return reasons
 
 
