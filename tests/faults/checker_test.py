@@ -30,7 +30,7 @@ class History:
         """MAY_OVERLAP is False or the longest, in seconds, the holder's section may run on beside
         a newer one; OVERLAP_UNTIL (seconds) is the time by which it must have ended instead.
         RENEW_EVERY (seconds) allows it to overlap after a --break instead, BROKEN_AT (seconds,
-        None: never broken) being the break's time."""
+        None: never broken) being the break's time, or (from, to) while it ran."""
         bound = 30 if may_overlap is True else may_overlap  # True: longer than any history here
         self.contenders.append({
             "id": holder, "kind": kind, "status": status, "expect": set(expect),
@@ -39,7 +39,9 @@ class History:
             "overlap_for": bound if may_overlap else None,
             "overlap_until": None if overlap_until is None else int(overlap_until * 1e9),
             "renew_every": renew_every,
-            "broken_at": None if broken_at is None else int(broken_at * 1e9),
+            "broken_between": None if broken_at is None else tuple(
+                int(t * 1e9) for t in (broken_at if isinstance(broken_at, tuple)
+                                       else (broken_at, broken_at))),
             "limit": limit})
 
     def begin(self, t, holder, fence, kind="redlockrun", limit=1):
@@ -286,6 +288,66 @@ class CheckerTest(unittest.TestCase):
         self.assertTrue(self.broken(stale_ends=5.8).ok)
         self.assertFlags(self.broken(stale_ends=5.8, newer_begins=3.5),
                          "the newer section began 0.5 s before the break that ended a's claim")
+
+    def broken_before_it_began(self, stale_ends=5.5, accepted=False, broken=True):
+        """A run granted fence 1, whose claim a --break (at 4) ended before its command began: the
+        waiter the break woke (fence 2) begins first, at 4.2, and the broken section at 4.5, its
+        accesses refused (unless ACCEPTED) as the newer holder has written; it ends at
+        STALE_ENDS. BROKEN False: the same history without the break."""
+        h = History()
+        if broken:
+            h.contender("a", status=76, expect=(76,), renew_every=1.0, broken_at=4)
+        else:
+            h.contender("a", status=76, expect=(76,), may_overlap=3)
+        h.contender("b")
+        h.begin(4.2, "b", 2)
+        h.write(4.3, "b")
+        h.begin(4.5, "a", 1)
+        h.read(4.6, "a", accepted=accepted)
+        h.write(4.7, "a", value=1, accepted=accepted)
+        h.end(stale_ends, "a", abrupt=True)
+        h.end(7, "b")
+        return h.verdict()
+
+    def test_a_broken_holder_whose_section_began_last_passes_within_its_allowance(self):
+        # Its grant came first, as its fence says: the break ended it before its command began.
+        v = self.broken_before_it_began()
+        self.assertTrue(v.ok, v.problems)
+        self.assertEqual((v.explained, v.unexplained, v.lost), (1, 0, 1))
+
+    def test_a_broken_holder_whose_section_began_last_is_held_to_its_allowance(self):
+        self.assertFlags(self.broken_before_it_began(stale_ends=6.5),
+                         "unexplained overlap of b (fence 2) and a (fence 1): a ran on 0.5 s past "
+                         "what the break allows it")
+        self.assertFlags(self.broken_before_it_began(accepted=True),
+                         "the stale holder's access was accepted after the newer holder's")
+
+    def test_only_a_break_lets_a_smaller_fence_begin_last(self):
+        v = self.broken_before_it_began(broken=False)
+        self.assertFlags(v, "unexplained overlap of b (fence 2) and a (fence 1): the later "
+                            "holder's fence is not larger")
+        self.assertFlags(v, "fence went backwards: b had 2, then a began with 1")
+
+    def test_a_section_begun_after_a_break_that_did_not_name_it_keeps_the_fence_order(self):
+        # c was not broken: its smaller fence beginning last is a fence gone backwards, even
+        # though a broken holder's would not be.
+        h = History()
+        h.contender("a", status=76, expect=(76,), renew_every=1.0, broken_at=4)
+        h.contender("b")
+        h.contender("c")
+        h.section(0, 5, "a", 1)
+        h.section(5.5, 6, "b", 3)
+        h.section(6.5, 7, "c", 2)
+        self.assertFlags(h.verdict(), "fence went backwards: b had 3, then c began with 2")
+
+    def test_the_break_counts_from_its_start_for_the_newer_and_its_end_for_the_stale(self):
+        # --break ran from 4 to 4.5: the waiter it woke may begin during it (4.2), and the broken
+        # holder may run on until 4.5 + its renewal period + the margin.
+        self.assertTrue(self.broken(stale_ends=6.3, broken_at=(4, 4.5)).ok)
+        self.assertFlags(self.broken(stale_ends=6.8, broken_at=(4, 4.5)),
+                         "a ran on 0.3 s past what the break allows it")
+        self.assertFlags(self.broken(stale_ends=6.3, broken_at=(4.3, 4.5)),
+                         "the newer section began 0.1 s before the break")
 
     def test_a_break_allowance_without_a_break_fails(self):
         self.assertFlags(self.broken(stale_ends=5.8, broken_at=None),
