@@ -134,11 +134,11 @@ TEST_CASE("answers: renew and release, with every loss reason") {
 }
 
 TEST_CASE("answers: status snapshot of an exclusive lock") {
-    auto snapshot =
-        decode_status(array({bulk("1763812345678"), bulk("string"), bulk("1763812375678"),
-                             bulk("1763812375678"), bulk("9"), bulk(""), integer(1), bulk("web1"),
-                             bulk("42"), bulk("9"), bulk("1763812340000"), bulk("1763812375678"),
-                             bulk(""), bulk(""), bulk("10000"), bulk("deploy 42\n\x1b"), bulk("1")}));
+    auto snapshot = decode_status(
+        array({bulk("1763812345678"), bulk("string"), bulk("1763812375678"), bulk("1763812375678"),
+               bulk("9"), bulk(""), integer(1), bulk("web1"), bulk("42"), bulk("9"),
+               bulk("1763812340000"), bulk("1763812375678"), bulk(""), bulk(""), bulk("10000"),
+               bulk("deploy 42\n\x1b"), bulk("1")}));
     REQUIRE(snapshot);
     CHECK(snapshot->now_ms == 1763812345678);
     CHECK(snapshot->type == "string");
@@ -157,7 +157,7 @@ TEST_CASE("answers: status snapshot of an exclusive lock") {
     CHECK_FALSE(holder.ended_ms.has_value());
     CHECK(holder.renew_ms == 10000);
     CHECK(holder.note == "deploy 42\n\x1b"); // as it was written: escaped where it is shown
-    CHECK(holder.hold);                       // a hold's record
+    CHECK(holder.hold);                      // a hold's record
 }
 
 TEST_CASE("answers: status snapshot of a free lock and of a semaphore") {
