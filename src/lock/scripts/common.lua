@@ -17,6 +17,11 @@ end
 local time = redis.call('TIME')
 local now_ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local wake_ttl_ms = 10000
+-- The fence counter expires this long after the last grant (7 days), so that the locks of one-off
+-- jobs and per-branch CI keys leave nothing behind for ever (DESIGN §1). Fences still grow once
+-- it has expired: the next one comes from the server's clock, which has moved on by at least as
+-- much, unless it was stepped back by more than that.
+local fence_keep_ms = 7 * 24 * 3600 * 1000
 
 -- The expiry in ms that a lock value stands for, or nil if the value is not a timestamp. Integers or
 -- decimals; below 1e11 they are seconds, from there on milliseconds. Anything before 2001-09-09
@@ -98,9 +103,10 @@ end
 
 -- The next fence, or nil and the answer that refuses the lock, before anything is written. The
 -- next fence is the counter plus one, or the server clock in microseconds if that is larger, so
--- that fences keep growing when the counter is lost (Redis lost its data) or set back (a failover
--- promoted a replica that missed the last increments), as long as the clock does not go back by
--- more than the time between grants. Lua numbers are doubles: from 2^53 on, counting by one repeats
+-- that fences keep growing when the counter is lost (Redis lost its data, or it expired
+-- fence_keep_ms after the last grant) or set back (a failover promoted a replica that missed the
+-- last increments), as long as the clock does not go back by more than the time between grants.
+-- Lua numbers are doubles: from 2^53 on, counting by one repeats
 -- values, and a fence that is not larger than the last one would break fencing, so the lock is then
 -- refused ({'exhausted', counter}). So it is when the counter holds no number at all (someone else
 -- wrote to redlockrun's key): {'unreadable_fence', its type}.
@@ -120,7 +126,7 @@ local function next_fence()
       fence = last + 1
     end
   end
-  redis.call('SET', fence_key, string.format('%d', fence))
+  redis.call('SET', fence_key, string.format('%d', fence), 'PX', fence_keep_ms)
   return string.format('%d', fence)
 end
 
