@@ -1,6 +1,7 @@
 #include "lock/lock_client.hpp"
 
 #include "lock/scripts.hpp"
+#include "lock/token.hpp"
 #include "redis/error_reply.hpp"
 
 #include <fmt/core.h>
@@ -61,8 +62,13 @@ std::vector<std::string> LockClient::acquire_args() const {
          std::to_string(params_.renew_every.count()), identity_.note, identity_.hold ? "1" : ""});
 }
 
+std::string waiter_id_for(int limit, bool shared) {
+    const std::string mode = shared ? "s" : (limit > 1 ? fmt::format("n{}", limit) : "x");
+    return mode + "-" + make_token();
+}
+
 std::string LockClient::wake_list() const {
-    return params_.limit > 1 ? keys_.wake + ":" + identity_.waiter_id : keys_.wake;
+    return keys_.wake + ":" + identity_.waiter_id;
 }
 
 template <typename Answer>
@@ -223,19 +229,14 @@ Expected<Attempt, CallFailure> LockClient::wait_then_acquire(Millis timeout) {
 
 void LockClient::give_up_waiting(const CallFailure& abandoned) {
     const auto& replies = abandoned.replies;
-    const bool took_token = !replies.empty() && replies[0].kind == redis::Reply::Kind::array;
     if (replies.size() >= 2) {
         // Every reply arrived: we know what the acquire did (nothing, if it answered NOSCRIPT).
         auto answer = decode_acquire(replies[1]);
         const bool granted = answer && std::holds_alternative<Granted>(*answer);
-        const bool busy = answer && std::holds_alternative<Busy>(*answer);
         if (granted) {
-            release(); // which wakes the next waiter
-        }
-        if (params_.limit > 1) {
-            leave_queue();
-        } else if (took_token && !granted && !busy) {
-            pass_on_wake();
+            release(); // which wakes the next waiter; the grant took this run out of the queue
+        } else {
+            leave_queue(); // and passes on the wake-up it may have been sent
         }
         return;
     }
@@ -243,10 +244,8 @@ void LockClient::give_up_waiting(const CallFailure& abandoned) {
     // release on a new connection is safe either way: it deletes nothing that is not ours.
     auto released = release();
     const bool was_ours = released && std::holds_alternative<Released>(*released);
-    if (params_.limit > 1) {
-        leave_queue();
-    } else if (took_token && !was_ours) {
-        pass_on_wake();
+    if (!was_ours) {
+        leave_queue(); // and passes on the wake-up it may have been sent
     }
 }
 
@@ -326,7 +325,7 @@ void LockClient::pass_on_wake(const Deadline& not_after) {
 }
 
 void LockClient::leave_queue(const Deadline& not_after) {
-    if (params_.limit > 1) {
+    if (!identity_.waiter_id.empty()) {
         pass_on_wake(not_after);
     }
 }

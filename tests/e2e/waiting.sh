@@ -283,13 +283,20 @@ test_a_grant_behind_a_failed_blpop_is_used_not_dropped() {
 }
 
 test_a_blpop_error_without_a_grant_is_69_naming_the_key() {
+    # A classic client holds the lock (rechecked every 100 ms); the waiter blocks on a list of its
+    # own, named after the id it is queued under, which something else then overwrites.
     rcli set job $(( $(server_ms) + 60000 )) >/dev/null
-    rcli set '{job}:redlockrun:wake' not-a-list >/dev/null
-    run_rlr -w 30s -k job -- touch "$WORK/ran"
-    expect_status 69
-    expect_contains "$err" "redlockrun: cannot wait on the wake-up list {job}:redlockrun:wake: Redis at 127.0.0.1:$REDIS_PORT answered with an error: WRONGTYPE" "message"
+    start_bg waiter -w 30s -k job -- touch "$WORK/ran"
+    wait_for "the waiter to be queued" test "$(rcli zcard '{job}:redlockrun:queue')" = 1
+    local id list
+    id=$(rcli zrange '{job}:redlockrun:queue' 0 -1 | sed 's/^[0-9]*://')
+    list="{job}:redlockrun:wake:$id"
+    rcli set "$list" not-a-list >/dev/null
+    exit_of "$waiter"
+    expect_eq "$?" 69 "the waiter's exit status"
+    expect_contains "$(cat "$WORK/waiter.err")" "redlockrun: cannot wait on the wake-up list $list: Redis at 127.0.0.1:$REDIS_PORT answered with an error: WRONGTYPE" "message"
     [ -e "$WORK/ran" ] && fail "the command ran"
-    expect_eq "$(rcli get '{job}:redlockrun:wake')" not-a-list "the wake-up key is left alone"
+    expect_eq "$(rcli exists '{job}:redlockrun:queue')" 0 "the waiter left the queue"
 }
 
 # The server loses its scripts (SCRIPT FLUSH, or a restart that kept the data) while waiters block:
@@ -367,8 +374,8 @@ test_a_release_replaces_a_wake_up_key_of_another_type() {
 }
 
 test_a_release_deletes_a_queue_key_of_another_type() {
-    # The semaphores' queue key, written by someone else: an exclusive release, which looks there
-    # for a semaphore waiter to wake, still releases, and deletes the key, which holds no waiter.
+    # The waiters' queue key, written by someone else: an exclusive release, which looks there for
+    # the waiter to wake, still releases, and deletes the key, which holds no waiter.
     rcli set '{job}:redlockrun:queue' not-a-queue >/dev/null
     run_rlr -k job -- true
     expect_status 0
