@@ -1,5 +1,6 @@
 """Shared locks (-s): readers together and writers alone under contention; a reader and a writer
-killed or paused; a restarted server; flushed scripts; a writer stopped in the queue."""
+killed or paused; a restarted server; flushed scripts; a writer stopped in the queue; a reader cut
+off from Redis."""
 import signal
 import time
 
@@ -259,3 +260,32 @@ def shared_writer_waiting_paused(s):
     s.wait_exit(writer, timeout=40)
     s.expect_free(r)
     more_load(s, r, sections=15)
+
+
+@scenario("shared-net-reader-partitioned", runs=(1, 10), sections=(3, 3), timeout=90, promise="""
+    Of two readers, one in a network namespace of its own is cut off from Redis (nftables drops
+    every packet both ways) while the other, beside Redis, runs on, and a writer beside Redis
+    waits. Promise: the cut-off reader stops its command before its claim expires on the server
+    and exits 76 (its section ends before the writer's begins: no overlap is allowed); the
+    writer takes the lock once the other reader has ended and exits 0. Needs root.""")
+def shared_net_reader_partitioned(s):
+    from scenarios_network import confirm_dropped, make_lab, redis_in
+    lab = make_lab(s)
+    r = redis_in(s, lab)
+    cut_off = s.redlockrun(r, name="cut-off", shared=True, ttl="3s", prefix=lab.prefix_client,
+                           until="end", expect=(76,))
+    s.wait_for("the cut-off reader's section", lambda: s.began(cut_off))
+    other = s.redlockrun(r, name="other", shared=True, ttl="3s", prefix=lab.prefix_server,
+                         until="other-may-end")
+    s.wait_for("the other reader's section", lambda: s.began(other))
+    writer = s.redlockrun(r, name="writer", ttl="3s", prefix=lab.prefix_server)
+    s.wait_for("the writer to block", lambda: r.blocked_clients() == 1)
+    lab.partition()
+    s.wait_exit(cut_off, timeout=30)
+    s.fire("other-may-end")
+    s.wait_for("the writer's section", lambda: s.began(writer), timeout=30)
+    lab.heal()
+    confirm_dropped(s, lab)
+    s.fire("end")
+    s.wait_exit(other, timeout=20)
+    s.wait_exit(writer, timeout=20)
