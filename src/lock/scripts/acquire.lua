@@ -197,8 +197,11 @@ local record = {expiry_ms = lease_end(ttl_ms, hold_until), fence = fence, host =
                 hold = is_hold and 1 or nil}
 local value = save_holder(token, record, holders, unit)
 if #queue > (member and 1 or 0) then
-  -- Waiters that may join this holder need not wait for a timeout: shared ones queued behind it,
-  -- or a semaphore's, while places are left.
-  wake_admissible(holding_of(held_as, count + 1))
+  -- A waiter that may join this holder need not wait for a timeout: a shared one queued behind it,
+  -- or a semaphore's, while places are left. One, which does the same when granted: a release
+  -- has woken every waiter it let in already, and waking them all again at each of their grants
+  -- would cost the square of a batch's size; after a lapse (a holder that crashed, which woke no
+  -- one) the wake-ups run down the queue one grant after another.
+  wake_admissible(holding_of(held_as, count + 1), 1)
 end
 return {'granted', value, fence, validity(record.expiry_ms, ttl_ms)}

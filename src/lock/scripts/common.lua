@@ -416,12 +416,13 @@ local function wake_first(queue, count)
   end
 end
 
--- Wakes the waiters that may hold the lock now, held as `holding` says (holding_of()). One read,
+-- Wakes the waiters that may hold the lock now, held as `holding` says (holding_of()); `most`, if
+-- given, of them at most. One read,
 -- as every release makes it, most often of no queue at all: a waiter whose place has lapsed is
 -- passed over here, and dropped by the next live_queue(). A queue key of another type (someone
 -- else wrote to redlockrun's key) holds no waiter: it is deleted, as push_wake() replaces a
 -- wake-up key of another type, so that a release does not fail over it after deciding to release.
-local function wake_admissible(holding)
+local function wake_admissible(holding, most)
   if not queue_key then
     return
   end
@@ -437,7 +438,7 @@ local function wake_admissible(holding)
     end
   end
   table.sort(members)
-  wake_first(members, admissible(members, holding))
+  wake_first(members, math.min(admissible(members, holding), most or #members))
 end
 
 -- nil and the --min-hold time (0: none) if the lock is ours (the owner record has our token and the
