@@ -147,6 +147,9 @@ Expected<AcquireAnswer, std::string> decode_acquire(const Reply& reply) {
             if (fields.has(13)) {
                 busy.note = fields.text(12);
             }
+            if (fields.has(14)) {
+                busy.queued = fields.text(13) == "1";
+            }
             return AcquireAnswer{busy};
         }
     } else if (verdict == "mismatch" && fields.has(2)) {

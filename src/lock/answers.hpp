@@ -55,6 +55,10 @@ struct Busy {
     std::optional<Millis> ended_ago;   // its command ended this long ago; --min-hold keeps the lock
     // Why that holder holds the lock (--note), as it was written: any bytes. Empty: no note.
     std::string note;
+    // This waiter is in the queue: it blocks on a wake-up list of its own. An exclusive waiter
+    // that is not (no one was queued, and no shared or semaphore holder held the key) blocks on
+    // the shared wake-up list.
+    bool queued = false;
 };
 
 struct Foreign {

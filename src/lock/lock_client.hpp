@@ -129,14 +129,23 @@ private:
     std::string limit_arg() const {
         return params_.shared ? std::string("shared") : std::to_string(params_.limit);
     }
-    // The list this run blocks on: its own, named after its waiter id.
+    // The list this run blocks on: the shared wake-up list for an exclusive waiter that is not
+    // queued (no one was queued when it last asked), otherwise its own, named after its waiter id.
     std::string wake_list() const;
+    bool on_shared_list() const { return !params_.shared && params_.limit == 1 && !queued_; }
+    // Whether this exclusive waiter came before everyone queued: it has asked before, within its
+    // place's time, and was never queued (acquire.lua's ARGV[14]).
+    bool came_first() const;
+    // Keeps what a busy answer says of this waiter's place in the queue.
+    void note_place(const Expected<Attempt, redis::CallFailure>& attempt);
+    Expected<Attempt, redis::CallFailure> acquire_once();
+    Expected<Attempt, redis::CallFailure> wait_then_acquire_once(Millis timeout);
     // After a refused login, the acquire at this position of the replies may still have won.
     void undo_if_granted(const redis::CallFailure& failure, size_t acquire_index);
-    // Passes on a wake-up token this run took and will not use: leaves the queue, waking the
-    // waiters that may hold the lock now; within not_after, if given, and then in one request
-    // (the script sent in full).
-    void pass_on_wake(const Deadline& not_after = {});
+    // Passes on a wake-up token this run took and will not use: the shared list's token, if it
+    // blocked there (`from_shared`), or its place in the queue, waking the waiters that may hold
+    // the lock now; within not_after, if given, and then in one request (the script sent in full).
+    void pass_on_wake(bool from_shared, const Deadline& not_after = {});
     // The WAIT that follows a grant or a renewal with --replicas; none without.
     std::vector<redis::Command> confirmation() const;
     // The failure to report if `wait_reply` (WAIT's answer) counts fewer replicas than asked for.
@@ -151,6 +160,9 @@ private:
     Identity identity_;
     LockParams params_;
     std::string db_;
+    bool queued_ = false;      // the last busy answer said this waiter is in the queue
+    bool ever_queued_ = false; // one ever did
+    std::optional<SteadyTime> last_busy_;
 };
 
 } // namespace redlockrun::lock

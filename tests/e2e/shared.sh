@@ -89,6 +89,57 @@ test_a_queued_writer_is_not_starved_by_readers_that_come_after_it() {
     done
 }
 
+# A writer that waits for a writer, with no one queued, blocks on the shared wake-up list (where
+# Redis passes over a waiter that was killed) and is not queued; it came before every reader that
+# queues after it, and goes first when the lock is released.
+test_a_writer_that_waited_before_the_readers_came_goes_first() {
+    take w1 -x
+    wait_for "the first writer" lock_held db
+    take w2 -x -w 30s
+    wait_for "the second writer to block" blocked_clients_are 1
+    expect_eq "$(rcli exists "$QUEUE")" 0 "a writer waiting for a writer is not queued"
+    take r -s -w 30s
+    wait_for "the reader to be queued" queued_are 1
+    wait_for "the reader to block" blocked_clients_are 2
+    touch "$WORK/release-w1"
+    wait_for "the second writer to start" started w2
+    sleep 0.3
+    started r && fail "the reader started beside the second writer"
+    touch "$WORK/release-w2"
+    wait_for "the reader to start" started r
+    expect_eq "$(start_order)" "w1 w2 r " "the order they started in"
+    touch "$WORK/release-r"
+    for name in w1 w2 r; do
+        exit_of "${!name}" || fail "$name failed"
+    done
+    expect_eq "$(rcli exists db "$OWNER" "$QUEUE")" 0 "nothing stays locked or queued"
+}
+
+# A queued waiter killed with SIGKILL cannot give up its place. The release that wakes it leaves it
+# a second to come; the waiter behind it takes the lock at its next request (within 5 s), not when
+# the dead one's place would have lapsed (10 s after its last request).
+test_a_queued_writer_killed_while_waiting_is_passed_over_after_its_wake_up() {
+    take r -s
+    wait_for "the reader" holders_are 1
+    take w1 -x -w 60s
+    wait_for "the first writer to be queued" queued_are 1
+    take w2 -x -w 60s
+    wait_for "the second writer to be queued" queued_are 2
+    wait_for "both writers to block" blocked_clients_are 2
+    kill -KILL "$w1"
+    wait_for "the killed writer's connection to close" blocked_clients_are 1
+    local released
+    released=$(now_ms)
+    touch "$WORK/release-r"
+    wait_for "the second writer to start" started w2
+    local after=$(( $(head -1 "$WORK/w2.times") - released ))
+    expect_lt "$after" 7500 "ms from the release to the second writer's start"
+    touch "$WORK/release-w2"
+    exit_of "$r" || fail "the reader failed"
+    exit_of "$w2" || fail "the second writer failed"
+    expect_eq "$(rcli exists db "$OWNER" "$QUEUE")" 0 "nothing stays locked or queued"
+}
+
 test_a_release_lets_in_every_shared_waiter_at_the_head_at_once() {
     take w -x
     wait_for "the writer" lock_held db

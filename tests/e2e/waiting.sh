@@ -283,10 +283,23 @@ test_a_grant_behind_a_failed_blpop_is_used_not_dropped() {
 }
 
 test_a_blpop_error_without_a_grant_is_69_naming_the_key() {
-    # A classic client holds the lock (rechecked every 100 ms); the waiter blocks on a list of its
-    # own, named after the id it is queued under, which something else then overwrites.
+    # An exclusive waiter with no one queued blocks on the shared wake-up list.
     rcli set job $(( $(server_ms) + 60000 )) >/dev/null
-    start_bg waiter -w 30s -k job -- touch "$WORK/ran"
+    rcli set '{job}:redlockrun:wake' not-a-list >/dev/null
+    run_rlr -w 30s -k job -- touch "$WORK/ran"
+    expect_status 69
+    expect_contains "$err" "redlockrun: cannot wait on the wake-up list {job}:redlockrun:wake: Redis at 127.0.0.1:$REDIS_PORT answered with an error: WRONGTYPE" "message"
+    [ -e "$WORK/ran" ] && fail "the command ran"
+    expect_eq "$(rcli get '{job}:redlockrun:wake')" not-a-list "the wake-up key is left alone"
+    expect_eq "$(rcli exists '{job}:redlockrun:queue')" 0 "the waiter was not queued"
+}
+
+test_a_queued_waiter_s_blpop_error_is_69_naming_its_list() {
+    # A classic client holds the lock (rechecked every 100 ms); a shared waiter is queued, and
+    # blocks on a list of its own, named after the id it is queued under, which something else
+    # then overwrites.
+    rcli set job $(( $(server_ms) + 60000 )) >/dev/null
+    start_bg waiter -s -w 30s -k job -- touch "$WORK/ran"
     wait_for "the waiter to be queued" test "$(rcli zcard '{job}:redlockrun:queue')" = 1
     local id list
     id=$(rcli zrange '{job}:redlockrun:queue' 0 -1 | sed 's/^[0-9]*://')

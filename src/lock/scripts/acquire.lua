@@ -5,17 +5,21 @@
 -- ms (0: not queued, as with --no-wait), ARGV[11] how often the holder renews,
 -- in ms (0: --no-renew), kept in its record for the messages of those who find the lock held,
 -- ARGV[12] the holder's note (--note; '': none), kept in its record as it is, any bytes,
--- ARGV[13] '1' for a hold (--hold: its pid is the hold's owner's), '' for a run.
+-- ARGV[13] '1' for a hold (--hold: its pid is the hold's owner's), '' for a run,
+-- ARGV[14] '1' for an exclusive waiter that has asked before, within its place's time, and was
+-- never queued: it came before everyone in the queue.
 -- {'granted', value, fence, validity_ms}
 -- | {'busy', remaining_ms, host, pid, fence, limit ('' if exclusive), holders, recheck_ms, ahead,
---    held_ms, renew_ms, ended_ago_ms, note}:
+--    held_ms, renew_ms, ended_ago_ms, note, queued}:
 --   recheck_ms is when to ask again at the latest, as nothing may wake a waiter then (a --min-hold
 --   time); ahead is 0, or, where the lock would let this request in but for the waiters queued
 --   before it, how many are queued before it (remaining_ms is then when the first of them loses
 --   its place if it does not ask again); held_ms, renew_ms and ended_ago_ms are how long ago
 --   the holder was granted the lock, how often it renews it ('0': never) and how long ago its
 --   command ended (--min-hold keeps it held), each '' where not known; note is the holder's
---   --note, '' for none
+--   --note, '' for none; queued is '1' if this waiter is in the queue now, '' if it is not (an
+--   exclusive waiter with no one queued, which blocks on the shared wake-up list, or a run that
+--   does not wait)
 -- | {'foreign', type} | {'mismatch', limit}: the holders use another limit, or one of shared
 -- holders and a semaphore meets the other ('shared' or N: theirs; nothing written)
 -- | {'exhausted', last_fence}: the fence counter is too large to count on exactly
@@ -35,6 +39,7 @@ local as_queued = string.format('%017d:%s', 0, exclusive and 'x-' or (shared and
 local renew_ms = tonumber(ARGV[11]) or 0
 local note = ARGV[12] or ''
 local is_hold = ARGV[13] == '1'
+local senior = exclusive and ARGV[14] == '1'
 local hold_until = min_hold_ms > 0 and now_ms + min_hold_ms or 0
 
 local lock = read_lock()
@@ -78,16 +83,23 @@ local function note_of(holder_note)
   return type(holder_note) == 'string' and holder_note or ''
 end
 
--- A waiter keeps its place in the queue while anything keeps it out.
+-- A waiter keeps its place in the queue while anything keeps it out. An exclusive one queues only
+-- where modes meet (`mixed`: shared or semaphore holders hold the key), or behind queued waiters.
 local function busy(remaining, host, pid, fence, semaphore_limit, holders, recheck, ahead, times,
-                    holder_note)
+                    holder_note, mixed)
+  local queued = ''
   if keep_ms > 0 then
-    local _, member = place_in(live_queue(), waiter_id)
-    enqueue(member, waiter_id, keep_ms)
+    local queue = live_queue()
+    local _, member = place_in(queue, waiter_id)
+    if not exclusive or member or mixed or #queue > 0 then
+      enqueue(member, waiter_id, keep_ms, senior and queue[1] or nil)
+      queued = '1'
+    end
   end
   times = times or {'', '', ''}
   return {'busy', remaining, host, pid, fence, semaphore_limit or '', holders or 0,
-          recheck or remaining, ahead or 0, times[1], times[2], times[3], note_of(holder_note)}
+          recheck or remaining, ahead or 0, times[1], times[2], times[3], note_of(holder_note),
+          queued}
 end
 
 -- An exclusive redlockrun holder.
@@ -132,6 +144,9 @@ end
 -- together with the holders and every waiter queued before it (admissible()).
 local queue = live_queue()
 local ahead, member = place_in(queue, waiter_id)
+if senior and not member then
+  ahead = 0 -- it came before everyone queued
+end
 local holding = held and holding_of(owner[6], count) or {kind = 'free'}
 local together = {}
 for i = 1, ahead do
@@ -156,7 +171,7 @@ if woken <= ahead or not fits then
   first = first or {}
   return busy(remaining, first.host or '', first.pid or '', first.fence or '',
               held and owner[6] or (not exclusive and held_as or ''), count, recheck, kept_for,
-              times_of(first.acquired_ms, first.renew_ms, first.ended_ms), first.note)
+              times_of(first.acquired_ms, first.renew_ms, first.ended_ms), first.note, held)
 end
 
 local fence, refusal = next_fence()
@@ -189,6 +204,8 @@ end
 if not held then
   redis.call('DEL', owner_key) -- what an expired lock left behind
 end
+-- A token left on the shared wake-up list would wake an exclusive waiter for nothing.
+redis.call('DEL', wake_key)
 redis.call('HSET', owner_key, 'limit', held_as)
 -- A new record every time: a note is this holder's alone ('' leaves it out).
 local record = {expiry_ms = lease_end(ttl_ms, hold_until), fence = fence, host = ARGV[5],

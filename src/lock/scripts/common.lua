@@ -287,10 +287,17 @@ local function not_holder(token)
   return naming_a_break(token, not_holder_unless_broken(token))
 end
 
--- The queue of waiters (KEYS[5]), every mode's: members 'ARRIVAL:ID', ARRIVAL in fixed-width
--- microseconds, so that sorting them gives the order they came in. A waiter's ID begins with its
--- mode: 'x-' exclusive, 's-' shared, 'nN-' a place of a semaphore of N (--limit N). An ID without
--- one is a semaphore waiter's of an earlier version, whose N is not known.
+-- The queue of waiters (KEYS[5]): members 'ARRIVAL:ID', ARRIVAL in fixed-width microseconds, so
+-- that sorting them gives the order they came in. A waiter's ID begins with its mode: 'x-'
+-- exclusive, 's-' shared, 'nN-' a place of a semaphore of N (--limit N). An ID without one is a
+-- semaphore waiter's of an earlier version, whose N is not known.
+-- Exclusive waiters queue here only where modes meet: behind shared or semaphore holders, or
+-- behind other queued waiters. Waiting for an exclusive holder with no one queued, they block on
+-- the shared wake-up list (KEYS[4]) as earlier versions did, where a release wakes the one that
+-- has waited longest, and Redis passes over a waiter that was killed: a queued waiter that was
+-- killed keeps its place until it lapses (woken_place_ms after a wake-up, otherwise the time its
+-- last request asked for: 10 s). An exclusive waiter that has never been queued came before everyone
+-- queued since; when it must queue, it goes to the head of the queue.
 
 -- The waiters still in the queue, in arrival order. A waiter that let its place lapse (paused,
 -- killed, or partitioned away) is dropped, so that it cannot hold up the rest. A queue key of
@@ -332,13 +339,17 @@ local function place_in(queue, id)
   return #queue, nil
 end
 
--- Keeps waiter `id` in the queue until now + keep_ms, in its place, or at the end if new.
-local function enqueue(member, id, keep_ms)
+-- Keeps waiter `id` in the queue until now + keep_ms, in its place, or, if new, at the end, or
+-- just before the member `before` (an exclusive waiter that came before everyone queued).
+local function enqueue(member, id, keep_ms, before)
   if keep_ms <= 0 or not queue_key then
     return
   end
   if not member then
     local arrival = tonumber(time[1]) * 1000000 + tonumber(time[2])
+    if before then
+      arrival = math.min(arrival, tonumber(string.match(before, '^(%d+):')) - 1)
+    end
     member = string.format('%017d:%s', arrival, id)
   end
   local _, wrong_type = call_unless_wrongtype('ZADD', queue_key, now_ms + keep_ms, member)
@@ -406,6 +417,11 @@ local function admissible(queue, holding)
   return woken, last_placed
 end
 
+-- How long a woken waiter keeps its place without asking: a live one asks at once (its acquire
+-- is sent together with its BLPOP), while one that was killed as it waited never will, and must
+-- not hold up the waiters behind it until its place lapses (10 s after its last request).
+local woken_place_ms = 1000
+
 -- Wakes the first `count` waiters of `queue`: one token each, on their own wake-up lists.
 local function wake_first(queue, count)
   for i = 1, math.min(count, #queue) do
@@ -413,6 +429,10 @@ local function wake_first(queue, count)
     redis.call('DEL', list)
     redis.call('RPUSH', list, '1')
     redis.call('PEXPIRE', list, wake_ttl_ms)
+    local kept_until = tonumber(redis.call('ZSCORE', queue_key, queue[i]))
+    if kept_until and kept_until > now_ms + woken_place_ms then
+      redis.call('ZADD', queue_key, 'XX', now_ms + woken_place_ms, queue[i])
+    end
   end
 end
 

@@ -441,6 +441,12 @@ TEST_CASE("answers: a busy lock's holder note follows the holder's name") {
 
     // Kept as it was written: the logger and the status line escape what is not printable.
     CHECK(busy_with({bulk("two\nlines\x1b")}).note == "two\nlines\x1b");
+
+    // Whether the waiter is queued, after the note: an exclusive waiter with no one queued is
+    // not, and blocks on the shared wake-up list.
+    CHECK(busy_with({bulk(""), bulk("1")}).queued);
+    CHECK_FALSE(busy_with({bulk(""), bulk("")}).queued);
+    CHECK_FALSE(busy_with({bulk("")}).queued);
     CHECK(describe_note("").empty());
     CHECK(describe_note("x") == " (note: x)");
 
