@@ -1,6 +1,6 @@
 """Shared locks (-s): readers together and writers alone under contention; a reader and a writer
-killed or paused; a restarted server; flushed scripts; a writer stopped in the queue; a reader cut
-off from Redis."""
+killed or paused; a restarted server; flushed scripts; a writer stopped or killed in the queue; a
+reader cut off from Redis."""
 import signal
 import time
 
@@ -258,6 +258,40 @@ def shared_writer_waiting_paused(s):
     writer.continue_all()
     s.wait_exit(second, timeout=20)
     s.wait_exit(writer, timeout=40)
+    s.expect_free(r)
+    more_load(s, r, sections=15)
+
+
+@scenario("shared-writer-waiting-killed", runs=(1, 5), sections=(2, 52), timeout=120, promise="""
+    A reader holds the lock (TTL 2 s); a writer queues, and a second reader queues behind it; the
+    writer is killed with SIGKILL as it waits, and cannot give up its place. The reader ends: its
+    release wakes the dead writer. Promise: the second reader does not wait for the writer's place
+    to lapse (10 s after its last request), only for the 1 s a woken waiter has to come: it starts
+    within 6 s of the release; the killed writer ran nothing (exit 137); no overlap; the others exit
+    0; nothing stays locked.""")
+def shared_writer_waiting_killed(s):
+    r = s.redis()
+    first = s.redlockrun(r, name="first", shared=True, ttl="2s", until="first-may-end")
+    s.wait_for("the first reader's section", lambda: s.began(first))
+    writer = s.redlockrun(r, name="writer", ttl="2s", options=["-w", "60s"], expect=(137,))
+    s.wait_for("the writer to block", lambda: r.blocked_clients() == 1)
+    second = s.redlockrun(r, name="second", shared=True, ttl="2s", options=["-w", "60s"])
+    s.wait_for("the second reader to block", lambda: r.blocked_clients() == 2)
+    writer.signal(signal.SIGKILL)
+    s.confirm(f"{writer.id} killed", lambda: writer.finished(), timeout=10)
+    s.wait_for("the killed writer's connection to close", lambda: r.blocked_clients() == 1)
+    released = time.monotonic_ns()  # the recorder's clock: CLOCK_MONOTONIC, machine-wide
+    s.fire("first-may-end")
+    s.wait_exit(first, timeout=10)
+    s.wait_for("the second reader's section", lambda: s.began(second), timeout=20)
+    waited_s = (begin_of(s, second)["t"] - released) / 1e9
+    if waited_s > 6:
+        raise ScenarioFailed(f"the second reader started {waited_s:.1f} s after the release: the "
+                             "killed writer's place held it up")
+    if s.began(writer):
+        raise ScenarioFailed("the killed writer's section ran")
+    s.wait_exit(second, timeout=20)
+    s.wait_exit(writer, timeout=10)
     s.expect_free(r)
     more_load(s, r, sections=15)
 
