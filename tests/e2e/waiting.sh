@@ -376,6 +376,27 @@ test_a_release_deletes_a_queue_key_of_another_type() {
     expect_eq "$(rcli exists job '{job}:redlockrun:owner' '{job}:redlockrun:queue')" 0 "released, and the foreign queue key deleted"
 }
 
+# A waiter killed with SIGKILL while it waits (cron's timeout, a cancelled CI job) leaves no one to
+# pass its turn on: the release must still reach the next waiter at once, not when the dead one's
+# place in the queue lapses (10 s).
+test_a_waiter_killed_while_waiting_does_not_hold_up_the_next() {
+    start_bg holder -k job -c "while [ ! -e '$WORK/release' ]; do sleep 0.02; done"
+    wait_for "the holder" lock_held job
+    start_bg killed -w 30s -k job -- touch "$WORK/killed-ran"
+    wait_for "the first waiter to block" blocked_clients_are 1
+    start_bg next -w 30s -k job -c "date +%s%3N >'$WORK/next-start'"
+    wait_for "the second waiter to block" blocked_clients_are 2
+    kill -KILL "$killed"
+    wait_for "the killed waiter's connection to close" blocked_clients_are 1
+    local released_at
+    released_at=$(now_ms)
+    touch "$WORK/release"
+    exit_of "$holder" || fail "the holder failed"
+    exit_of "$next" || fail "the next waiter failed: $(cat "$WORK/next.err")"
+    expect_lt $(($(cat "$WORK/next-start") - released_at)) 3000 "the next waiter started soon after the release"
+    [ -e "$WORK/killed-ran" ] && fail "the killed waiter's command ran"
+}
+
 test_mutual_exclusion_under_contention() {
     # 8 processes x 25 runs of a read-sleep-write increment: any overlap loses an increment.
     rcli set counter 0 >/dev/null
