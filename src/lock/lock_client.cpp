@@ -76,9 +76,11 @@ void LockClient::note_place(const Expected<Attempt, CallFailure>& attempt) {
         queued_ = busy->queued;
         ever_queued_ = ever_queued_ || busy->queued;
         last_busy_ = attempt->valid_from;
-    } else {
-        queued_ = false; // a grant or a refusal leaves the queue
+    } else if (std::holds_alternative<Granted>(attempt->answer)) {
+        queued_ = false; // the grant took it out of the queue
     }
+    // A refusal (a foreign key, another mode, a fence that cannot be counted) changed nothing:
+    // a queued waiter refused must still leave the queue.
 }
 
 std::string waiter_id_for(int limit, bool shared) {

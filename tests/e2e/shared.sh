@@ -237,6 +237,25 @@ test_shared_and_semaphore_holders_never_mix_and_nothing_is_changed() {
     exit_of "$sem" || fail "the semaphore's holder failed"
 }
 
+# A queued writer refused (the key has become something else) leaves the queue at once, not when
+# its place lapses.
+test_a_queued_writer_refused_leaves_the_queue() {
+    take r -s
+    wait_for "the reader" holders_are 1
+    take w -x -w 30s
+    wait_for "the writer to be queued" queued_are 1
+    wait_for "the writer to block" blocked_clients_are 1
+    # It finds out at its next request (within 5 s), without a wake-up to pass on.
+    rcli del db >/dev/null
+    rcli rpush db not-a-lock >/dev/null
+    exit_of "$w"
+    expect_eq "$?" 65 "the writer's exit status"
+    expect_eq "$(rcli exists "$QUEUE")" 0 "the writer left the queue"
+    touch "$WORK/release-r"
+    exit_of "$r"
+    expect_eq "$?" 76 "the reader's exit status (its lock was deleted)"
+}
+
 test_classic_clients_and_shared_holders_exclude_each_other() {
     take r1 -s -t 3s
     take r2 -s -t 3s
