@@ -454,6 +454,40 @@ test_release_and_check_without_the_full_parse_read_the_config_files() {
     expect_status 0 "--release once the config file is put right"
 }
 
+# A keeper answers a --release before it removes the hold's files, and the --release removes them
+# too: a --check or --release right after it finds no hold, never the socket of a keeper on its
+# way out, which answers no one. A stand-in keeper that answers and then stays, listening, is one
+# caught at that moment.
+test_a_check_right_after_a_release_finds_no_hold() {
+    mkdir -p -m 700 "$HOLDS"
+    local handle="$HOLDS/hold.0123456789abcdef0123456789abcdef"
+    /usr/bin/python3 -c '
+import socket, sys, time
+listener = socket.socket(socket.AF_UNIX)
+listener.bind(sys.argv[1])
+listener.listen(8)
+open(sys.argv[2], "w").write("listening")
+client, _ = listener.accept()
+client.recv(64)
+client.sendall(b"released\n")
+client.close()
+time.sleep(60)
+' "$handle.sock" "$WORK/listening" &
+    local keeper=$!
+    BACKGROUND_PIDS+=("$keeper")
+    printf 'key=on-its-way-out\nfence=1\nowner=0\nowner_start=0\nkeeper=%s\ntaken_ms=%s\n' \
+        "$keeper" "$(now_ms)" >"$handle"
+    printf 'ended=\nended_ms=0\nwhy=\n' >>"$handle"
+    wait_for "the stand-in keeper listens" test -s "$WORK/listening" || return
+    run_rlr --release "$handle"
+    expect_status 0 "--release"
+    RUN_RLR_LIMIT=30 run_rlr --check "$handle"
+    expect_status 64 "--check right after the --release"
+    expect_contains "$err" "no hold has the handle" "--check's message"
+    RUN_RLR_LIMIT=15 run_rlr --release "$handle"
+    expect_status 64 "--release right after the --release"
+}
+
 test_min_hold_keeps_a_released_hold() {
     eval "$("$REDLOCKRUN" -k minhold --min-hold 3s --owner none --max-hold 1m --hold)"
     run_rlr --release
