@@ -300,7 +300,8 @@ test_a_queued_waiter_s_blpop_error_is_69_naming_its_list() {
     # then overwrites.
     rcli set job $(( $(server_ms) + 60000 )) >/dev/null
     start_bg waiter -s -w 30s -k job -- touch "$WORK/ran"
-    wait_for "the waiter to be queued" test "$(rcli zcard '{job}:redlockrun:queue')" = 1
+    queued() { [ "$(rcli zcard '{job}:redlockrun:queue')" = 1 ]; }
+    wait_for "the waiter to be queued" queued
     local id list
     id=$(rcli zrange '{job}:redlockrun:queue' 0 -1 | sed 's/^[0-9]*://')
     list="{job}:redlockrun:wake:$id"
