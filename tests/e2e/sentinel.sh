@@ -109,7 +109,7 @@ test_a_holder_keeps_its_lock_across_a_failover() {
     new_master=$(master_port)
     # More than a TTL after the failover: only renewals on the new master keep the lock there.
     local expiry
-    expiry=$(rcli pexpiretime job)
+    expiry=$(expiry_ms job)
     wait_until 10 "a renewal on the new master" expiry_moved_past job "$expiry"
     sleep 4
     expect_eq "$(master_port)" "$new_master" "no second failover happened"
@@ -134,7 +134,7 @@ test_a_holder_keeps_its_lock_across_a_failover() {
     reconnect_master "$old_node"
 }
 
-expiry_moved_past() { [ "$(rcli pexpiretime "$1")" -gt "$2" ]; }
+expiry_moved_past() { [ "$(expiry_ms "$1")" -gt "$2" ]; }
 
 # Sentinels that stop answering while a holder runs cost it nothing: each question before a renewal
 # is given up within half the time the lock has left, and the renewal goes to the master it has.
