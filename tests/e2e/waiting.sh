@@ -59,6 +59,24 @@ test_wait_limit_gives_up_with_75() {
     touch "$WORK/release-job"
 }
 
+# Redis before 7.0.8 reads a BLPOP timeout of 0.001 s as 0, which blocks for ever (redis#11687). A
+# wait that ends within a millisecond or two of its first try blocks that short: it must still give
+# up with 75 at the end of -w on every server, not block until the reply's deadline ends it with 69.
+test_a_wait_with_milliseconds_left_gives_up_with_75() {
+    hold job
+    local round limit
+    for round in 1 2 3 4 5; do
+        for limit in 1ms 2ms 3ms 5ms; do
+            RUN_RLR_LIMIT=30 run_rlr --connect-timeout 1s -w "$limit" -k job -- touch "$WORK/ran"
+            expect_status 75 "-w $limit, round $round"
+            expect_lt "$elapsed_ms" 1000 "-w $limit, round $round: gave up at its end"
+            [ "$status" = 75 ] || break 2
+        done
+    done
+    [ -e "$WORK/ran" ] && fail "the command ran without the lock"
+    touch "$WORK/release-job"
+}
+
 test_a_holder_that_does_not_renew_is_shown_with_its_expiry() {
     hold job --no-renew -t 40s
     run_rlr -n -k job -- true
