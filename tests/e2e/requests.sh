@@ -48,9 +48,14 @@ test_auth_and_select_come_first() {
     local url="redis://127.0.0.1:$SECURE_PORT/5"
     export REDISCLI_AUTH=pw
     run_rlr -u "$url" -k job -- true
+    # Redis 6.0's MONITOR leaves AUTH out (6.2 shows it, redacted). There the run's success on a
+    # server that wants a password shows that AUTH came first: SELECT would have met NOAUTH.
+    local auth="AUTH "
+    monitored "$SECURE_PORT" redis-cli -p "$SECURE_PORT" --no-auth-warning -a pw ping
+    [[ "$sent" == AUTH* ]] || auth=""
     monitored "$SECURE_PORT" run_rlr -u "$url" -k job -- true
     expect_status 0
-    expect_eq "$sent" "AUTH SELECT EVALSHA EVALSHA " "requests of a run"
+    expect_eq "$sent" "${auth}SELECT EVALSHA EVALSHA " "requests of a run"
 }
 
 test_unknown_scripts_are_sent_once_in_full() {
