@@ -7,7 +7,7 @@
 # Every option, as `redlockrun --help` lists them.
 _redlockrun_options='-k --key -n --no-wait --nb --nonblock -w --wait --timeout
     -x --exclusive -t --ttl --no-renew
-    --timestamp-unit --min-hold --limit -E --conflict-exit-code -c --command
+    --timestamp-unit --min-hold --limit --note -E --conflict-exit-code -c --command
     --on-lost --kill-after
     --lost-exit-code --hold --owner --max-hold --release --check -u --url --password-file --sentinel-user
     --sentinel-password-file --tls-ca-file --tls-cert --tls-key
@@ -19,7 +19,7 @@ _redlockrun_takes_value()
 {
     case $1 in
         -[kwtEcu] | --key | --wait | --timeout | --ttl | --timestamp-unit | --min-hold | --limit | \
-            --conflict-exit-code | \
+            --note | --conflict-exit-code | \
             --command | --on-lost | --kill-after | --lost-exit-code | --owner | --max-hold | \
             --url | \
             --password-file | --sentinel-user | --sentinel-password-file | \
@@ -156,7 +156,7 @@ _redlockrun_value()
             _redlockrun_lock_names "$value"
             ;;
         *)
-            # An exit status or a server name: nothing to offer.
+            # An exit status, a server name or a note: nothing to offer.
             COMPREPLY=()
             ;;
     esac

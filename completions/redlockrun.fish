@@ -3,7 +3,7 @@
 
 # Options that take a value, as `commandline` splits them into tokens.
 set -g __redlockrun_value_options -k --key -w --wait --timeout -t --ttl --timestamp-unit \
-    --min-hold --limit \
+    --min-hold --limit --note \
     -E --conflict-exit-code -c --command --on-lost --kill-after --lost-exit-code --owner --max-hold \
     -u --url --password-file --sentinel-user --sentinel-password-file --tls-ca-file --tls-cert --tls-key --tls-server-name \
     --connect-timeout --replicas --config
@@ -155,6 +155,7 @@ complete -c redlockrun -n __redlockrun_in_options -s c -l command -x -a '(__fish
 complete -c redlockrun -n __redlockrun_in_options -l on-lost -x -a 'term\t"Stop the command (default)" ignore\t"Warn and let it run on"' -d 'What to do if the lock is lost'
 complete -c redlockrun -n __redlockrun_in_options -l min-hold -x -a '(__redlockrun_durations)' -d 'Keep the lock at least this long after the grant (duration)'
 complete -c redlockrun -n __redlockrun_in_options -l limit -x -d 'Let up to n runs hold the lock at once (1-100)'
+complete -c redlockrun -n __redlockrun_in_options -l note -x -d 'Why this run holds the lock (text, at most 256 bytes)'
 complete -c redlockrun -n __redlockrun_in_options -l kill-after -x -a '(__redlockrun_durations)' -d 'Send SIGKILL this long after SIGTERM (duration, default 10s)'
 complete -c redlockrun -n __redlockrun_in_options -l lost-exit-code -x -d 'Exit status when the lock was lost (default 76)'
 complete -c redlockrun -n __redlockrun_in_options -l hold -d 'Take the lock and leave a keeper holding it for the script'

@@ -72,7 +72,7 @@ int act(int argc, char** argv, const ConfigPlaces& places, Logger& log) {
         return hold::take_hold(options, *settings, log, getenv);
     }
     if (options.break_lock) {
-        return break_lock(options.key, "", *settings, log);
+        return break_lock(options.key, options.note, *settings, log);
     }
     return run_locked(options, *settings, log);
 }

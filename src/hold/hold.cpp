@@ -231,14 +231,14 @@ int take_hold(const Options& options, const redis::ConnectionSettings& settings,
     } socket_file{paths.socket};
 
     run::LockAttempt attempt(options, settings, log,
-                             std::to_string(owner ? owner->pid : ::getpid()));
+                             std::to_string(owner ? owner->pid : ::getpid()), true);
     auto outcome = attempt.acquire("not holding it");
     if (const int* status = std::get_if<int>(&outcome)) {
         return *status;
     }
     const auto& acquired = std::get<lock::Acquired>(outcome);
     const SteadyTime acquired_at = steady_now();
-    run::say_acquired(options.key, acquired, attempt.policy, log);
+    run::say_acquired(options.key, options.note, acquired, attempt.policy, log);
 
     HoldRecord record;
     record.key = options.key;

@@ -123,7 +123,7 @@ bool same_user(int fd) {
 class Keeper {
 public:
     Keeper(KeeperStart& start, const Logger& log)
-        : start_(start), log_(log), lock_(start.attempt.lock), stop_(start.owner),
+        : start_(start), lock_(start.attempt.lock), stop_(start.owner),
           keeper_(lock_,
                   KeepPolicy{start.options.ttl, start.options.renew,
                              start.owner ? start.options.on_lost : OnLost::ignore,
@@ -160,7 +160,6 @@ private:
     bool ended_early() const { return !stopping_because_.empty(); }
 
     KeeperStart& start_;
-    const Logger& log_;
     lock::LockClient& lock_;
     OwnerStop stop_;
     LockKeeper keeper_;

@@ -141,6 +141,9 @@ Expected<AcquireAnswer, std::string> decode_acquire(const Reply& reply) {
                 busy.renew_every = optional_millis(fields.text(10));
                 busy.ended_ago = optional_millis(fields.text(11));
             }
+            if (fields.has(13)) {
+                busy.note = fields.text(12);
+            }
             return AcquireAnswer{busy};
         }
     } else if (verdict == "mismatch" && fields.has(2)) {
@@ -211,9 +214,9 @@ Expected<BreakAnswer, std::string> decode_break(const Reply& reply) {
 }
 
 Expected<StatusSnapshot, std::string> decode_status(const Reply& reply) {
-    // {now_ms, type, value, owner value, last fence, limit, n, then 8 fields per holder}
+    // {now_ms, type, value, owner value, last fence, limit, n, then 10 fields per holder}
     constexpr size_t header = 7;
-    constexpr size_t per_holder = 8;
+    constexpr size_t per_holder = 10;
     Fields fields(reply);
     const auto now = fields.number(0);
     const auto count = fields.number(header - 1);
@@ -229,11 +232,11 @@ Expected<StatusSnapshot, std::string> decode_status(const Reply& reply) {
         *now, fields.text(1), fields.text(2), fields.text(3), fields.text(4), limit, {}};
     for (size_t i = header; i < header + static_cast<size_t>(*count) * per_holder;
          i += per_holder) {
-        snapshot.holders.push_back(
-            HolderRecord{Holder{fields.text(i), fields.text(i + 1)}, fields.text(i + 2),
-                         optional_number(fields.text(i + 3)), optional_number(fields.text(i + 4)),
-                         optional_number(fields.text(i + 5)), optional_number(fields.text(i + 6)),
-                         optional_number(fields.text(i + 7))});
+        snapshot.holders.push_back(HolderRecord{
+            Holder{fields.text(i), fields.text(i + 1)}, fields.text(i + 2),
+            optional_number(fields.text(i + 3)), optional_number(fields.text(i + 4)),
+            optional_number(fields.text(i + 5)), optional_number(fields.text(i + 6)),
+            optional_number(fields.text(i + 7)), fields.text(i + 8), fields.text(i + 9) == "1"});
     }
     return snapshot;
 }
@@ -243,12 +246,23 @@ std::string describe(const Holder& holder) {
                        holder.pid.empty() ? "?" : holder.pid);
 }
 
+std::string describe_note(const std::string& note) {
+    return note.empty() ? std::string() : fmt::format(" (note: {})", note);
+}
+
 std::string describe_holder(const Busy& busy) {
     if (busy.limit > 1) {
-        return fmt::format("{} {} of a --limit {} semaphore", busy.holders,
-                           busy.holders == 1 ? "holder" : "holders", busy.limit);
+        std::string text = fmt::format("{} {} of a --limit {} semaphore", busy.holders,
+                                       busy.holders == 1 ? "holder" : "holders", busy.limit);
+        // The reply names one holder only: its note is not the others'.
+        if (busy.holder && !busy.note.empty()) {
+            text += fmt::format(" (the note of {}, whose slot frees first: {})",
+                                describe(*busy.holder), busy.note);
+        }
+        return text;
     }
-    return busy.holder ? describe(*busy.holder) : "a client of the classic algorithm";
+    return busy.holder ? describe(*busy.holder) + describe_note(busy.note)
+                       : "a client of the classic algorithm";
 }
 
 std::string describe_tenure(std::optional<Millis> held_for, std::optional<Millis> renew_every,

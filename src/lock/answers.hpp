@@ -46,6 +46,8 @@ struct Busy {
     std::optional<Millis> held_for;    // since the grant
     std::optional<Millis> renew_every; // how often the holder renews; 0: it does not (--no-renew)
     std::optional<Millis> ended_ago;   // its command ended this long ago; --min-hold keeps the lock
+    // Why that holder holds the lock (--note), as it was written: any bytes. Empty: no note.
+    std::string note;
 };
 
 struct Foreign {
@@ -129,6 +131,10 @@ struct HolderRecord {
     std::optional<long long> ended_ms;
     // How often the holder renews, in ms: 0 for --no-renew; none where the record does not say.
     std::optional<long long> renew_ms;
+    // Why it holds the lock (--note), as it was written: any bytes. Empty: no note.
+    std::string note;
+    // A hold (--hold): pid is the hold's owner's.
+    bool hold = false;
 };
 
 // The raw state of a lock, as the status script reads it; lock_state.cpp interprets it.
@@ -154,8 +160,12 @@ Expected<StatusSnapshot, std::string> decode_status(const redis::Reply& reply);
 
 // "web1 pid 4242"
 std::string describe(const Holder& holder);
-// Who holds a busy lock: "web1 pid 4242", "a client of the classic algorithm", or "3 holders of
-// a --limit 3 semaphore".
+// A holder's --note, to follow its name in a message: " (note: deploy 42)"; "" for no note. The
+// logger and the status line make its bytes printable.
+std::string describe_note(const std::string& note);
+// Who holds a busy lock, with the holder's note: "web1 pid 4242 (note: deploy 42)", "a client
+// of the classic algorithm", or "3 holders of a --limit 3 semaphore (the note of web1 pid 4242,
+// whose slot frees first: deploy 42)".
 std::string describe_holder(const Busy& busy);
 // What keeps the lock named `key` from a run, for a message, where `holder` says who
 // (describe_holder(), or more). The time left on a renewed lock is only its lease until the next

@@ -54,11 +54,11 @@ std::vector<std::string> LockClient::with_db(const std::vector<std::string>& arg
 }
 
 std::vector<std::string> LockClient::acquire_args() const {
-    return with_db({identity_.token, std::to_string(params_.ttl.count()),
-                    std::string(unit_name(params_.unit)), identity_.host, identity_.pid,
-                    std::to_string(params_.min_hold.count()), limit_arg(), identity_.waiter_id,
-                    std::to_string(params_.queue_place.count()),
-                    std::to_string(params_.renew_every.count())});
+    return with_db(
+        {identity_.token, std::to_string(params_.ttl.count()), std::string(unit_name(params_.unit)),
+         identity_.host, identity_.pid, std::to_string(params_.min_hold.count()), limit_arg(),
+         identity_.waiter_id, std::to_string(params_.queue_place.count()),
+         std::to_string(params_.renew_every.count()), identity_.note, identity_.hold ? "1" : ""});
 }
 
 std::string LockClient::wake_list() const {

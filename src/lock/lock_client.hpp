@@ -21,6 +21,10 @@ struct Identity {
     std::string pid;
     // A semaphore's waiter is queued, and woken, under this id: public, unlike the token.
     std::string waiter_id;
+    // Why this holder holds the lock (--note), shown to whoever finds it held; empty: none.
+    std::string note;
+    // A hold's (--hold): the record says so, and its pid is the hold's owner's.
+    bool hold = false;
 };
 
 enum class CommandRan { no, yes };

@@ -44,10 +44,15 @@ bool may_have_run(const CallFailure& failure) {
            failure.kind == CallFailure::Kind::protocol;
 }
 
+// Who holds it, for the waiting message: an exclusive holder with its fence (and its note),
+// "web1 pid 4242 (fence 17, note: deploy 42)".
 std::string holder_text(const Busy& busy) {
-    const std::string holder = describe_holder(busy);
-    return busy.holder && busy.limit == 0 ? fmt::format("{} (fence {})", holder, busy.fence)
-                                          : holder;
+    if (!busy.holder || busy.limit != 0) {
+        return describe_holder(busy);
+    }
+    return busy.note.empty() ? fmt::format("{} (fence {})", describe(*busy.holder), busy.fence)
+                             : fmt::format("{} (fence {}, note: {})", describe(*busy.holder),
+                                           busy.fence, busy.note);
 }
 
 // One run's wait for the lock.

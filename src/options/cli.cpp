@@ -137,6 +137,13 @@ Declarations::Declarations() {
             "let up to <n> runs hold the lock at once\n(a counting semaphore; 1 to {}, default 1)",
             max_limit));
     }
+    // A note says why this run holds the lock: it belongs to the run, never to a config file.
+    if (CLI::Option* note = value("--note", "<text>", InConfigFile::no, "", &OptionText::note)) {
+        note->description(fmt::format("why this run holds the lock (a deploy id, a\nCI job's "
+                                      "URL; at most {} bytes), shown to\nwhoever finds it held, "
+                                      "and by --status",
+                                      max_note_bytes));
+    }
     value("-E,--conflict-exit-code", "<n>", InConfigFile::yes,
           "exit status when the lock is not acquired\n(default 75)",
           &OptionText::conflict_exit_code);

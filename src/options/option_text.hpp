@@ -20,6 +20,7 @@ struct OptionText {
     std::optional<Setting> timestamp_unit;
     std::optional<Setting> min_hold;
     std::optional<Setting> limit;
+    std::optional<Setting> note;
     std::optional<Setting> conflict_exit_code;
     std::optional<Setting> shell_command;
     std::optional<Setting> on_lost;

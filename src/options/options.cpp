@@ -59,6 +59,14 @@ HoldOwner owner_option(const Setting& setting) {
     return HoldOwner{false, pid};
 }
 
+// The first of the options given that only a holder uses, which --status and --list refuse.
+const char* refused_with_a_reading(const Options& options) {
+    if (options.limit != 1) {
+        return "--limit";
+    }
+    return options.min_hold.count() > 0 ? "--min-hold" : "--note";
+}
+
 std::optional<std::string> value_of(const std::optional<Setting>& setting) {
     return setting ? std::optional(setting->value) : std::nullopt;
 }
@@ -112,6 +120,14 @@ Options to_options(const OptionText& text) {
     }
     if (text.limit) {
         options.limit = count_option(*text.limit, 1, max_limit, "holders");
+    }
+    if (text.note) {
+        if (text.note->value.size() > max_note_bytes) {
+            throw UsageError(fmt::format("{} is {} bytes long; a note may be at most {} bytes",
+                                         text.note->origin, text.note->value.size(),
+                                         max_note_bytes));
+        }
+        options.note = text.note->value;
     }
     options.shell_command = value_of(text.shell_command);
     options.command = text.command;
@@ -176,9 +192,9 @@ void validate_hold_handle_use(const Options& options) {
         throw UsageError(fmt::format("{} takes no command", name));
     }
     if (options.hold || options.break_lock || options.status || options.list_pattern ||
-        options.json || options.owner || options.max_hold) {
+        options.json || options.owner || options.max_hold || !options.note.empty()) {
         throw UsageError(fmt::format("{} goes with none of --hold, --break, --status, --list, "
-                                     "--json, --owner and --max-hold",
+                                     "--json, --owner, --max-hold and --note",
                                      name));
     }
 }
@@ -256,9 +272,9 @@ void validate(const Options& options) {
         if (!options.command.empty() || options.shell_command) {
             throw UsageError("--list takes no command");
         }
-        if (options.limit != 1 || options.min_hold.count() > 0) {
+        if (options.limit != 1 || options.min_hold.count() > 0 || !options.note.empty()) {
             throw UsageError(fmt::format("--list takes no {}: it only reads the locks",
-                                         options.limit != 1 ? "--limit" : "--min-hold"));
+                                         refused_with_a_reading(options)));
         }
         return;
     }
@@ -269,9 +285,9 @@ void validate(const Options& options) {
         if (!options.command.empty() || options.shell_command) {
             throw UsageError("--status takes no command");
         }
-        if (options.limit != 1 || options.min_hold.count() > 0) {
+        if (options.limit != 1 || options.min_hold.count() > 0 || !options.note.empty()) {
             throw UsageError(fmt::format("--status takes no {}: it only reads the lock",
-                                         options.limit != 1 ? "--limit" : "--min-hold"));
+                                         refused_with_a_reading(options)));
         }
     } else if (options.command.empty() && !options.shell_command) {
         throw UsageError("no command to run: give one after the options, or -c STRING");

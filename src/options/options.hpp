@@ -11,6 +11,7 @@
 #include "redis/settings.hpp"
 #include "redis/tls.hpp"
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,7 @@ struct Options {
     lock::TimestampUnit timestamp_unit = lock::TimestampUnit::milliseconds;
     Millis min_hold{0}; // --min-hold; 0: released at once when the command ends
     int limit = 1;      // --limit; 1: an exclusive lock
+    std::string note;   // --note; empty: none
     int conflict_exit_code = to_int(ExitStatus::not_acquired); // -E
     std::optional<std::string> shell_command;                  // -c
     std::vector<std::string> command;                          // after the options
@@ -68,6 +70,9 @@ inline constexpr Millis min_ttl{100};
 // Every script call of a semaphore reads all its holders' records, so N stays small.
 inline constexpr int max_limit = 100;
 inline constexpr int max_replicas = 100;
+// A note is a line for people (a deploy id, a CI job's URL), and every holder's is read with each
+// --status and --list.
+inline constexpr std::size_t max_note_bytes = 256;
 
 // Converts every value, or throws UsageError naming where the bad one was written (a TTL below
 // min_ttl is one). The connection settings of config files are not in `text`: configuration.cpp
@@ -75,10 +80,10 @@ inline constexpr int max_replicas = 100;
 Options to_options(const OptionText& text);
 
 // Throws UsageError for combinations that make no sense: no key, no command, both a command and
-// -c, a command with --status, -n with -w, --limit or --min-hold with --status, --json without
-// --status, --list or --hold, --list with a key, a command or --status; a command with --hold,
-// --owner none without --max-hold, --owner or --max-hold without --hold; --release and --check
-// with anything that names a lock or a command.
+// -c, a command with --status, -n with -w, --limit, --min-hold or --note with --status, --json
+// without --status, --list or --hold, --list with a key, a command or --status; a command with
+// --hold, --owner none without --max-hold, --owner or --max-hold without --hold; --release and
+// --check with anything that names a lock or a command.
 void validate(const Options& options);
 
 } // namespace redlockrun

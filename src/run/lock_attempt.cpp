@@ -7,6 +7,8 @@
 #include "run/supervisor.hpp"
 #include "run/wait_status.hpp"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <climits>
 #include <poll.h>
@@ -48,13 +50,17 @@ Millis replica_wait(const Options& options) {
     return std::min(options.connect_timeout, options.ttl / 3);
 }
 
-lock::Identity make_identity(int limit, std::string pid) {
+lock::Identity make_identity(int limit, std::string pid, const std::string& note, bool hold) {
     char host[HOST_NAME_MAX + 1] = {};
     if (::gethostname(host, sizeof host - 1) != 0) {
         host[0] = '\0';
     }
-    return lock::Identity{lock::make_token(), host, std::move(pid),
-                          limit > 1 ? lock::make_token() : std::string()};
+    return lock::Identity{lock::make_token(),
+                          host,
+                          std::move(pid),
+                          limit > 1 ? lock::make_token() : std::string(),
+                          note,
+                          hold};
 }
 
 lock::LockKeys keys_of(const std::string& key) {
@@ -76,10 +82,11 @@ lock::WaitPolicy wait_policy(const Options& options) {
 } // namespace
 
 LockAttempt::LockAttempt(const Options& options, const redis::ConnectionSettings& settings,
-                         const Logger& log, std::string pid)
+                         const Logger& log, std::string pid, bool hold)
     : wakeup{signals.fd(), [this] { return router.handle(); }}, connection(settings, &wakeup),
       policy(wait_policy(options)),
-      lock(connection, keys_of(options.key), make_identity(options.limit, std::move(pid)),
+      lock(connection, keys_of(options.key),
+           make_identity(options.limit, std::move(pid), options.note, hold),
            lock::LockParams{options.ttl, options.timestamp_unit, options.min_hold, options.limit,
                             policy.may_wait() ? policy.queue_place : Millis{0}, options.replicas,
                             replica_wait(options), options.renew ? options.ttl / 3 : Millis{0}}),
@@ -152,16 +159,18 @@ bool release(lock::LockClient& lock, const Logger& log, const SteadyTime& acquir
     return false;
 }
 
-void say_acquired(const std::string& key, const lock::Acquired& acquired,
+void say_acquired(const std::string& key, const std::string& note, const lock::Acquired& acquired,
                   const lock::WaitPolicy& policy, const Logger& log) {
+    // "(fence 17, note: deploy 42)": the note this run holds the lock for, if any.
+    const std::string grant = note.empty()
+                                  ? fmt::format("(fence {})", acquired.grant.fence)
+                                  : fmt::format("(fence {}, note: {})", acquired.grant.fence, note);
     if (acquired.after_busy && policy.announce) {
-        log.notice("got {} (fence {}) after waiting {}", key, acquired.grant.fence,
-                   format_duration(acquired.waited));
+        log.notice("got {} {} after waiting {}", key, grant, format_duration(acquired.waited));
     } else if (acquired.after_busy) {
-        log.info("got {} (fence {}) after waiting {}", key, acquired.grant.fence,
-                 format_duration(acquired.waited));
+        log.info("got {} {} after waiting {}", key, grant, format_duration(acquired.waited));
     } else {
-        log.info("acquired {} (fence {}) without waiting, in {}", key, acquired.grant.fence,
+        log.info("acquired {} {} without waiting, in {}", key, grant,
                  format_duration(acquired.waited));
     }
 }

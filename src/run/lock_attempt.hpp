@@ -44,9 +44,10 @@ bool someone_watches();
 
 class LockAttempt {
 public:
-    // pid: what the lock's record names as its holder's process (a run's own pid; a hold's owner).
+    // pid: what the lock's record names as its holder's process (a run's own pid; a hold's owner);
+    // hold: the record marks it as a hold's.
     LockAttempt(const Options& options, const redis::ConnectionSettings& settings,
-                const Logger& log, std::string pid);
+                const Logger& log, std::string pid, bool hold = false);
 
     // Takes the lock, waiting if the options say so. Anything but a grant has been said in a
     // message that ends with `not_done` ("not running ./deploy.sh") and is returned as the exit
@@ -73,8 +74,9 @@ bool release(lock::LockClient& lock, const Logger& log, const SteadyTime& acquir
              lock::CommandRan command_ran = lock::CommandRan::no, bool known_lost = false,
              const Deadline& valid_until = {});
 
-// The "got KEY (fence N) after waiting …" line, a notice where someone watches, -v otherwise.
-void say_acquired(const std::string& key, const lock::Acquired& acquired,
+// The "got KEY (fence N, note: …) after waiting …" line, a notice where someone watches, -v
+// otherwise.
+void say_acquired(const std::string& key, const std::string& note, const lock::Acquired& acquired,
                   const lock::WaitPolicy& policy, const Logger& log);
 
 } // namespace redlockrun::run

@@ -110,7 +110,7 @@ int run_locked(const Options& options, const redis::ConnectionSettings& settings
     const SteadyTime acquired_at = steady_now();
     const run::Terminal terminal = run::Terminal::foreground();
     auto child = release_if_it_throws(lock, log, acquired_at, [&] {
-        run::say_acquired(options.key, acquired, attempt.policy, log);
+        run::say_acquired(options.key, options.note, acquired, attempt.policy, log);
         spec.inherited_environment = environ;
         spec.environment_overrides = {"REDLOCKRUN_KEY=" + options.key,
                                       "REDLOCKRUN_FENCE=" + acquired.grant.fence};

@@ -37,6 +37,8 @@ HolderState holder_state(const lock::HolderRecord& record, long long now_ms) {
     holder.hold_until_ms = record.hold_until_ms;
     holder.ended_ms = record.ended_ms;
     holder.renew_ms = record.renew_ms;
+    holder.note = record.note;
+    holder.hold = record.hold;
     return holder;
 }
 

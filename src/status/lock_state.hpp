@@ -41,6 +41,10 @@ struct HolderState {
     std::optional<long long> ended_ms;
     // How often the holder renews: 0 for --no-renew; none where its record does not say.
     std::optional<long long> renew_ms;
+    // Why it holds the lock (--note), as it was written; empty: none.
+    std::string note;
+    // A hold (--hold): the pid is the hold's owner's.
+    bool hold = false;
 };
 
 struct LockState {

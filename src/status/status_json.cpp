@@ -33,7 +33,9 @@ std::string holder_json(const HolderState& holder) {
         .number("expires_ms", holder.expires_ms)
         .number("remaining_ms", holder.remaining_ms)
         .number("hold_until_ms", holder.hold_until_ms)
-        .number("command_ended_ms", holder.ended_ms);
+        .number("command_ended_ms", holder.ended_ms)
+        .string("note", unless_empty(holder.note))
+        .json("hold", holder.hold ? "true" : "false");
     return object.text();
 }
 

@@ -26,9 +26,11 @@ std::optional<Millis> millis(std::optional<long long> ms) {
 
 // "web1 pid 4242 since 3m12s ago, renewed every 10s, fence 17"; for a holder that does not renew,
 // when the lock expires; with --min-hold after the command: "web1 pid 4242, whose command ended
-// 5s ago; --min-hold lets the lock go in 55s, fence 17"
+// 5s ago; --min-hold lets the lock go in 55s, fence 17". A note follows the name: "web1 pid 4242
+// (note: deploy 42) since ...".
 std::string describe_holder(const HolderState& holder, long long now_ms) {
-    std::string text = lock::describe(holder.holder);
+    std::string text = lock::describe(holder.holder) + (holder.hold ? " (a hold)" : std::string()) +
+                       lock::describe_note(holder.note);
     const auto since = [now_ms](std::optional<long long> time) {
         return time ? millis(std::max(0LL, ms_between(now_ms, *time))) : std::nullopt;
     };

@@ -15,7 +15,10 @@ and the code.
 - in README.md and docs/*.md, every relative link leads to a file that exists, and every #anchor
   to a heading of it (GitHub's slugs); every long option they name for redlockrun is one that
   --help lists; the ACL rule of docs/lock.md allows every command the lock's scripts call; and the
-  README stays under README_MAX_LINES lines, so that it reads in a few minutes.
+  README stays under README_MAX_LINES lines, so that it reads in a few minutes;
+- docs/reliability.md, the fault suite's long run, reports on the scenarios that
+  `tests/faults/run --list` lists, each once, in its table and in its promises: a scenario added,
+  renamed or removed since the report was written makes it stale.
 
 Prints one line per problem, naming the file and what is missing, and exits 1 if there is any.
 """
@@ -351,6 +354,32 @@ def check_markdown(source, options, called):
         check_acl_rule(lock_page.read_text(), called)
 
 
+# The fault suite's report ------------------------------------------------------------------------
+
+REPORT_ROW = re.compile(r"^\| ([a-z0-9-]+) \|")
+REPORT_PROMISE = re.compile(r"^\*\*([a-z0-9-]+)\*\* — ")
+
+
+def check_reliability_report(source):
+    listing = subprocess.run([sys.executable, str(source / "tests/faults/run"), "--list"],
+                             capture_output=True, text=True)
+    if listing.returncode != 0:
+        problem(f"tests/faults/run --list exited with {listing.returncode}: {listing.stderr.strip()}")
+        return
+    listed = [line.split(":", 1)[0] for line in listing.stdout.splitlines() if ":" in line]
+    report = (source / "docs/reliability.md").read_text().splitlines()
+    for what, pattern in (("table", REPORT_ROW), ("promises", REPORT_PROMISE)):
+        named = [m.group(1) for m in map(pattern.match, report) if m and m.group(1) != "scenario"]
+        for name in sorted(set(listed) - set(named)):
+            problem(f"docs/reliability.md: its {what} lacks the scenario {name}: run "
+                    "tests/faults/run --long to write the report again")
+        for name in sorted(set(named) - set(listed)):
+            problem(f"docs/reliability.md: its {what} names {name}, which tests/faults/run "
+                    "--list does not list")
+        for name in sorted({n for n in named if named.count(n) > 1}):
+            problem(f"docs/reliability.md: its {what} names {name} more than once")
+
+
 def main():
     binary, source = sys.argv[1], Path(sys.argv[2])
     run = subprocess.run([binary, "--help"], capture_output=True, text=True)
@@ -435,6 +464,7 @@ def main():
 
     check_url_precedence(help_text, entries, page, (source / "README.md").read_text())
     check_markdown(source, set(options), called)
+    check_reliability_report(source)
 
     # Completions.
     completions = {

@@ -44,7 +44,8 @@ test_a_script_section_holds_the_lock_and_hands_it_on() {
     expect_status 0 "the script"
     local pid
     pid=$(sed -n 's/^pid=\([0-9]*\).*/\1/p' <<<"$out")
-    expect_contains "$out" "section: held by $(hostname) pid $pid" "--status names the script"
+    expect_contains "$out" "section: held by $(hostname) pid $pid (a hold) since" \
+        "--status names the script and marks the hold"
     expect_contains "$out" "run=75" "a run cannot take a held lock"
     expect_contains "$out" "check=0" "--check while held"
     expect_contains "$out" "release=0" "--release of a kept hold"
@@ -90,6 +91,9 @@ test_command_substitution_returns_while_the_keeper_holds() {
     fds=$(for fd in 0 1 2; do readlink "/proc/$pid/fd/$fd"; done | sort -u)
     expect_eq "$fds" /dev/null "the keeper's stdio"
     expect_eq "$(ps -o sid= -p "$pid" | tr -d ' ')" "$pid" "the keeper leads its own session"
+    run_rlr -k subst --status --json
+    expect_eq "$(/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["holders"][0]["hold"])' <<<"$out")" \
+        True "--status --json marks a hold"
     run_rlr --release
     expect_status 0 "--release"
 }
@@ -309,7 +313,7 @@ test_busy_and_foreign_locks_are_not_held() {
     run_rlr -k busy -n --owner none --max-hold 1m --hold
     expect_status 75 "-n on a held lock"
     expect_contains "$err" "not holding it" "the message"
-    expect_eq "$out" "" "no assignments"
+    expect_eq "$out" "(exit 75)" "no assignments: eval fails with the status"
     run_rlr -k busy -E 3 -n --owner none --max-hold 1m --hold
     expect_status 3 "-E"
     run_rlr -k busy -w 300ms --owner none --max-hold 1m --hold

@@ -484,4 +484,158 @@ EOF
     expect_contains "$err" "answered SCAN with the cursor 7 a second time" "message"
 }
 
+# --note: why a holder holds the lock, shown wherever the holder is.
+test_a_holder_s_note_is_shown_to_a_busy_run_and_by_status_and_list() {
+    local note='deploy 42 https://ci.example/jobs/7'
+    start_bg holder -k job -t 40s -v --note "$note" -- sleep 30
+    wait_for "the holder" lock_held job
+    wait_for "its acquired line" grep -q "acquired job" "$WORK/holder.err"
+    local fence
+    fence=$(rcli get '{job}:redlockrun:fence')
+    expect_contains "$(cat "$WORK/holder.err")" "acquired job (fence $fence, note: $note) without waiting" "-v"
+    expect_eq "$(rcli hget '{job}:redlockrun:owner' note)" "$note" "kept in the owner record"
+    run_rlr -k job -n -- true
+    expect_status 75
+    expect_contains "$err" "job is held by $(hostname) pid $holder (note: $note) since " "busy message"
+    run_rlr -k job -w 200ms -v -- true
+    expect_status 75
+    expect_contains "$err" "job is held by $(hostname) pid $holder (fence $fence, note: $note) since " "waiting message"
+    status_both job
+    expect_status 75
+    expect_contains "$out_text" "job: held by $(hostname) pid $holder (note: $note) since " "--status"
+    json_ok
+    expect_eq "$(json_get 'd["holders"][0]["note"]')" "$note" "--status --json"
+    run_rlr --list
+    expect_status 75
+    expect_contains "$out" "job: held by $(hostname) pid $holder (note: $note) since " "--list"
+    run_rlr --list --json
+    json_ok
+    expect_eq "$(json_get 'd["holders"][0]["note"]')" "$note" "--list --json"
+    # The next holder has no note, and shows none of the last one's.
+    kill -TERM "$holder"
+    wait "$holder"
+    start_bg next -k job -t 40s -- sleep 30
+    wait_for "the next holder" lock_held job
+    run_rlr -k job -n -- true
+    expect_status 75
+    expect_contains "$err" "job is held by $(hostname) pid $next since " "busy message after"
+    status_both job
+    expect_not_contains "$err$out_text" "note" "the earlier holder's note"
+    expect_not_contains "$out" "deploy 42" "the earlier holder's note in JSON"
+    expect_eq "$(json_get 'd["holders"][0]["pid"], d["holders"][0]["note"]')" "($next, None)" "JSON after"
+    expect_eq "$(rcli hexists '{job}:redlockrun:owner' note)" 0 "the record after"
+}
+
+test_a_note_s_control_characters_and_bytes_are_escaped_wherever_it_is_shown() {
+    local note=$'two\nlines\e]0;title\a \xff caf\xc3\xa9'
+    local escaped='two\nlines\x1b]0;title\x07 \xff caf'$'\xc3\xa9'
+    start_bg holder -k job -t 40s --note "$note" -- sleep 30
+    wait_for "the holder" lock_held job
+    run_rlr -k job -n -- true
+    expect_status 75
+    expect_eq "$(wc -l <"$WORK/err")" 1 "one line on stderr"
+    expect_contains "$err" "(note: $escaped) since " "busy message"
+    status_both job
+    expect_eq "$(printf '%s\n' "$out_text" | wc -l)" 1 "one status line"
+    expect_contains "$out_text" "(note: $escaped) since " "--status"
+    json_ok
+    local same
+    same=$("$PYTHON" -c '
+import json, os, sys
+note = json.loads(open(sys.argv[1]).read())["holders"][0]["note"]
+print(note.encode("utf-8", "surrogateescape") == os.fsencode(sys.argv[2]))' "$WORK/out" "$note")
+    expect_eq "$same" True "the note's bytes come back from the JSON"
+    run_rlr --list
+    expect_contains "$out" "(note: $escaped) since " "--list"
+    run_rlr --list --json
+    json_ok
+    expect_not_contains "$out$out_text$err" $'\e' "a raw escape character"
+}
+
+test_a_note_longer_than_256_bytes_is_refused_and_nothing_is_written() {
+    local longest too_long
+    longest=$(printf 'x%.0s' $(seq 1 256))
+    too_long="${longest}y"
+    run_rlr -k job --note "$too_long" -- touch "$WORK/ran"
+    expect_status 64
+    expect_eq "$(wc -l <"$WORK/err")" 1 "one line"
+    expect_contains "$err" "--note is 257 bytes long; a note may be at most 256 bytes" "message"
+    [ -e "$WORK/ran" ] && fail "the command ran"
+    expect_eq "$(rcli dbsize)" 0 "nothing written"
+    run_rlr -k job --note "$(printf '\xc3\xa9%.0s' $(seq 1 129))" -- true
+    expect_status 64 "258 bytes in 129 characters"
+    expect_eq "$(rcli dbsize)" 0 "nothing written for 258 bytes"
+    run_rlr -k job --note "$longest" -- sh -c 'redis-cli -p "$1" hget "{job}:redlockrun:owner" note' sh "$REDIS_PORT"
+    expect_status 0 "256 bytes"
+    expect_eq "$out" "$longest" "256 bytes kept whole"
+    printf 'note = x\n' >"$WORK/config"
+    run_rlr --config "$WORK/config" -k job -- true
+    expect_status 64 "in a config file"
+    expect_contains "$err" "note can be given on the command line only" "config file"
+}
+
+test_each_semaphore_holder_has_its_own_note() {
+    start_bg first -k sem --limit 2 -t 40s --note "first's" -- sleep 30
+    wait_for "the first holder" lock_held sem
+    start_bg second -k sem --limit 2 -t 40s --note "second's" -- sleep 30
+    wait_for "the second holder" holders_are sem 2
+    run_rlr -k sem --limit 2 -n -- true
+    expect_status 75
+    expect_contains "$err" "sem is held by 2 holders of a --limit 2 semaphore (the note of $(hostname) pid " "busy message"
+    expect_contains "$err" ", whose slot frees first: " "busy message: whose"
+    status_both sem
+    json_ok
+    expect_eq "$(json_get 'sorted((h["pid"], h["note"]) for h in d["holders"])')" \
+        "$(sorted_pairs "$first" "first's" "$second" "second's")" "--status --json"
+    expect_contains "$out_text" "pid $first (note: first's) since " "--status: the first"
+    expect_contains "$out_text" "pid $second (note: second's) since " "--status: the second"
+    # A holder that takes the first one's slot has no note, and shows none of the first one's.
+    kill -TERM "$first"
+    wait "$first"
+    start_bg third -k sem --limit 2 -t 40s -- sleep 30
+    wait_for "the third holder" holders_are sem 2
+    status_both sem
+    expect_eq "$(json_get 'sorted((h["pid"], h["note"]) for h in d["holders"])')" \
+        "$(sorted_pairs "$second" "second's" "$third" None)" "after the first left"
+    expect_not_contains "$out$out_text" "first's" "the first one's note"
+    # A record written before notes has none.
+    local now owner
+    now=$(server_ms)
+    owner=$(owner_key_of old)
+    rcli set old $((now + 30000)) PXAT $((now + 30000)) >/dev/null
+    rcli hset "$owner" limit 2 value $((now + 30000)) \
+        holder:tok-old "$(semaphore_record $((now + 30000)) 7 web1 101 $((now - 1000)) 0 0)" >/dev/null
+    status_both old
+    expect_eq "$(json_get 'd["holders"][0]["note"]')" null "an old record"
+    expect_not_contains "$out_text" "note" "an old record's line"
+}
+
+# A holder's pid and note pairs in the order Python sorts them, as json_get prints them.
+sorted_pairs() {
+    "$PYTHON" -c '
+import sys
+a = sys.argv[1:]
+print(sorted((int(a[i]), None if a[i + 1] == "None" else a[i + 1]) for i in range(0, len(a), 2)))' "$@"
+}
+
+# holders_are KEY N: --status --json of KEY lists N holders.
+holders_are() {
+    "$REDLOCKRUN" -k "$1" --status --json 2>/dev/null |
+        "$PYTHON" -c 'import json, sys; sys.exit(len(json.load(sys.stdin)["holders"]) != int(sys.argv[1]))' "$2"
+}
+
+test_a_classic_client_s_lock_shows_no_note() {
+    local expiry=$(($(server_ms) + 60000))
+    rcli set job "$expiry" >/dev/null
+    # An owner record an earlier redlockrun left, whose value the classic client replaced.
+    rcli hset '{job}:redlockrun:owner' token t value 1 fence 3 host web1 pid 1 note stale >/dev/null
+    run_rlr -k job -n -- true
+    expect_status 75
+    expect_contains "$err" "job is held by a client of the classic algorithm" "busy message"
+    status_both job
+    json_ok
+    expect_eq "$(json_get 'd["holders"][0]["client"], d["holders"][0]["note"]')" "('classic', None)" "JSON"
+    expect_not_contains "$err$out$out_text" "stale" "the old record's note"
+}
+
 run_tests

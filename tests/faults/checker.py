@@ -11,7 +11,12 @@ A history is the recorder's events (recorder.py) and the contenders, each a dict
     overlap_for the longest, in seconds, it may run on beside the newer section (from that one's
                 beginning), or None
     overlap_until the recorder time (monotonic ns) by which it must have ended if it overlaps, or
-                None; an allowed section needs one bound or both
+                None; an allowed section needs one bound or both, or the allowance of a break
+    renew_every how often (seconds, ttl/3) it renews, if the scenario allows it to overlap only
+                once a --break has ended its claim (None otherwise); see BREAK_STOP_MARGIN
+    broken_between  when the --break that named it ran (recorder time, monotonic ns): from
+                before it started to after it returned, the break having run on the server in
+                between; None if no break named it
     limit       its --limit: 1 (or absent) for an exclusive lock and for the classic client, N > 1
                 for one of a semaphore's N holders
 
@@ -21,8 +26,13 @@ It reports, and fails on:
   stale one (the smaller fence) carries the allowance — the later one's says nothing about it —,
   exited 76 (told of the loss), ended within its bounds, and the resource went over to the newer
   fence: if the stale holder had an access accepted after the newer section began, the newer
-  holder had one accepted too, and the stale holder none after that;
-- fences of redlockrun sections that do not grow in the order the sections began;
+  holder had one accepted too, and the stale holder none after that. For a holder whose claim a
+  --break ended, the bound is the break's: the newer section began after the break, and the stale
+  one ended by the break + its renewal period + BREAK_STOP_MARGIN. Such a holder may have been
+  granted the lock, and broken, before its command began, which may then begin after the newer
+  holder's: the smaller fence, not the earlier beginning, makes it the stale one;
+- fences of redlockrun sections that do not grow in the order the sections began, except the
+  section of a holder broken before it began (above);
 - a counter that lost an increment: every accepted write must be the previous accepted value + 1;
 - a section that never ended, a section of nobody the scenario started, a contender that exited 0
   without a complete section;
@@ -59,6 +69,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 LOST = 76
+
+# A holder broken by --break learns of it at its next renewal, which it sends at most a renewal
+# period (ttl/3) after the break, since it sent the previous one before. Then the renewal's round
+# trip (loopback, milliseconds), the SIGTERM to its command (a hold's keeper: to its owner's group)
+# and the command dying of it, and the recorder seeing its connection close: a second covers them
+# on a loaded machine, as the harness's STOP_MARGIN covers a stop after other faults. No
+# --kill-after: the sections die of SIGTERM, and one that needed SIGKILL ran on too long.
+BREAK_STOP_MARGIN = 1.0
 
 
 @dataclass
@@ -129,7 +147,10 @@ def overlap_reasons(stale, start, contenders, forever):
                        f"never told it lost the lock ({LOST})")
     end = stale.end or forever
     bound, until = contender.get("overlap_for"), contender.get("overlap_until")
-    if bound is None and until is None:
+    renew_every = contender.get("renew_every")
+    if renew_every is not None:
+        reasons += broken_reasons(stale, start, end, contender)
+    elif bound is None and until is None:
         reasons.append(f"the scenario gave {stale.holder}'s overlap no bound")
     if bound is not None and end - start > bound * 1e9:
         reasons.append(f"it lasted {(end - start) / 1e9:.1f} s, longer than the {bound:.1f} s the "
@@ -137,6 +158,26 @@ def overlap_reasons(stale, start, contenders, forever):
     if until is not None and end > until:
         reasons.append(f"{stale.holder} ran on {(end - until) / 1e9:.1f} s past the end its fault "
                        "allows")
+    return reasons
+
+
+def broken_reasons(stale, start, end, contender):
+    """Why STALE, allowed to overlap only once a --break ended its claim, may not have run on
+    beside a section that began at START until END: no break named it, the newer section began
+    before the break, or STALE outlived its next renewal after the break and the stop margin."""
+    broken, renew_every = contender.get("broken_between"), contender["renew_every"]
+    if broken is None:
+        return [f"{stale.holder} may overlap only after a --break, and no break named it"]
+    reasons = []
+    started, returned = broken  # it ran on the server, and freed the lock, in between
+    if start < started:
+        reasons.append(f"the newer section began {(started - start) / 1e9:.1f} s before the "
+                       f"break that ended {stale.holder}'s claim")
+    until = returned + int((renew_every + BREAK_STOP_MARGIN) * 1e9)
+    if end > until:
+        reasons.append(f"{stale.holder} ran on {(end - until) / 1e9:.1f} s past what the break "
+                       f"allows it (its next renewal, at most {renew_every:.1f} s after the "
+                       f"break, and {BREAK_STOP_MARGIN:.1f} s to stop its command)")
     return reasons
 
 
@@ -152,24 +193,38 @@ def outnumbered(section, held, forever):
     return None
 
 
+def began_after_its_break(section, contenders):
+    """SECTION is of a holder that a --break named, and began after that break: it was granted
+    the lock before the break, so any section granted since has a larger fence, whether it began
+    before SECTION or after."""
+    broken = contenders.get(section.holder, {}).get("broken_between")
+    return broken is not None and section.begin >= broken[0]
+
+
 def check_overlap(earlier, later, contenders, verdict, forever):
     """Counts one overlap of two sections, earlier beginning first, as explained or not. It is
     explained only by a fault that made the earlier holder stale: the later one has the larger
     fence, the earlier one carries the scenario's allowance, was told of the loss, stopped within
-    the bound its fault gives, and the resource went over to the newer fence."""
+    the bound its fault gives, and the resource went over to the newer fence. A holder broken
+    before its section began may be the later one: then its smaller fence makes it the stale
+    one, and the rest is judged the same way."""
     names = f"{earlier.holder} (fence {earlier.fence}) and {later.holder} (fence {later.fence})"
+    stale, newer = earlier, later
+    if "classic" not in (earlier.kind, later.kind) and None not in (earlier.fence, later.fence) \
+            and later.fence < earlier.fence and began_after_its_break(later, contenders):
+        stale, newer = later, earlier
     reasons = []
     if "classic" in (earlier.kind, later.kind):
         reasons.append("a classic section has no fence to order it")
-    elif earlier.fence is None or later.fence is None or later.fence <= earlier.fence:
+    elif stale.fence is None or newer.fence is None or newer.fence <= stale.fence:
         reasons.append("the later holder's fence is not larger")
-    if not allowed(earlier, contenders):
-        reasons.append(f"no fault in this scenario allows {earlier.holder}, the stale holder, "
+    if not allowed(stale, contenders):
+        reasons.append(f"no fault in this scenario allows {stale.holder}, the stale holder, "
                        "to overlap")
     if not reasons:
-        reasons += overlap_reasons(earlier, later.begin, contenders, forever)
-        stale_served = [t for t, ok in earlier.accesses if ok and t > later.begin]
-        first = later.first_accepted()
+        reasons += overlap_reasons(stale, newer.begin, contenders, forever)
+        stale_served = [t for t, ok in stale.accesses if ok and t > newer.begin]
+        first = newer.first_accepted()
         if stale_served and first is None:
             reasons.append("the newer holder had no access accepted while the stale one's were: "
                            "nothing at the resource ordered the two")
@@ -263,20 +318,27 @@ def check(events, contenders):
 
     fenced = [s for s in sections if s.kind == "redlockrun" and s.fence is not None]
     largest = {True: None, False: None}  # the largest fence before, of semaphores and of the rest
-    for before, after in zip([None] + fenced, fenced):
+    before = None
+    for after in fenced:
+        behind = None  # a section that began before AFTER with a fence not smaller
         if before is not None and not (before.semaphore and after.semaphore) \
                 and after.fence <= before.fence:
-            verdict.problems.append(
-                f"fence went backwards: {before.holder} had {before.fence}, then {after.holder} "
-                f"began with {after.fence}")
+            behind = before
         elif largest[not after.semaphore] is not None and \
                 after.fence <= largest[not after.semaphore].fence:
-            other = largest[not after.semaphore]
+            behind = largest[not after.semaphore]
+        if behind is not None:
+            if began_after_its_break(after, by_id):
+                # Granted before the break, and so before every grant since: out of the order
+                # (check_overlap judges it beside the sections it overlaps), and not the fence
+                # the next section must pass.
+                continue
             verdict.problems.append(
-                f"fence went backwards: {other.holder} had {other.fence}, then {after.holder} "
+                f"fence went backwards: {behind.holder} had {behind.fence}, then {after.holder} "
                 f"began with {after.fence}")
         if largest[after.semaphore] is None or after.fence > largest[after.semaphore].fence:
             largest[after.semaphore] = after
+        before = after
     for fence, count in Counter(s.fence for s in fenced).items():
         if count > 1:
             holders = ", ".join(s.holder for s in fenced if s.fence == fence)

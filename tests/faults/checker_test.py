@@ -26,15 +26,22 @@ class History:
         self.own = {}  # a semaphore holder's own counter
 
     def contender(self, holder, status=0, expect=(0,), may_overlap=False, kind="redlockrun",
-                  limit=1, overlap_until=None):
+                  limit=1, overlap_until=None, renew_every=None, broken_at=None):
         """MAY_OVERLAP is False or the longest, in seconds, the holder's section may run on beside
-        a newer one; OVERLAP_UNTIL (seconds) is the time by which it must have ended instead."""
+        a newer one; OVERLAP_UNTIL (seconds) is the time by which it must have ended instead.
+        RENEW_EVERY (seconds) allows it to overlap after a --break instead, BROKEN_AT (seconds,
+        None: never broken) being the break's time, or (from, to) while it ran."""
         bound = 30 if may_overlap is True else may_overlap  # True: longer than any history here
         self.contenders.append({
             "id": holder, "kind": kind, "status": status, "expect": set(expect),
-            "may_overlap": bool(may_overlap) or overlap_until is not None,
+            "may_overlap": bool(may_overlap) or overlap_until is not None
+            or renew_every is not None,
             "overlap_for": bound if may_overlap else None,
             "overlap_until": None if overlap_until is None else int(overlap_until * 1e9),
+            "renew_every": renew_every,
+            "broken_between": None if broken_at is None else tuple(
+                int(t * 1e9) for t in (broken_at if isinstance(broken_at, tuple)
+                                       else (broken_at, broken_at))),
             "limit": limit})
 
     def begin(self, t, holder, fence, kind="redlockrun", limit=1):
@@ -236,6 +243,118 @@ class CheckerTest(unittest.TestCase):
 
     def test_an_allowed_stale_holder_that_was_never_told_fails(self):
         self.assertFlags(self.paused(status=0, resumed=14),
+                         "a, the stale holder, exited 0, never told it lost the lock (76)")
+
+    def broken(self, stale_ends, stale_fence=1, newer_begins=4.2, broken_at=4, status=76):
+        """A holder (TTL 3 s: it renews every second) whose claim a --break ended at BROKEN_AT,
+        which allows it to run on until its next renewal, a second later at most, and the stop
+        margin (a second): until 6 by default. A waiter woken by the break begins at NEWER_BEGINS
+        (fence 2) and writes; the broken section writes once more (refused, unless the fences are
+        the wrong way) and ends at STALE_ENDS."""
+        h = History()
+        h.contender("a", status=status, expect=(status,), renew_every=1.0, broken_at=broken_at)
+        h.contender("b")
+        h.begin(0, "a", stale_fence)
+        h.write(1, "a")
+        h.begin(newer_begins, "b", 2)
+        h.write(newer_begins + 0.1, "b")
+        h.write(newer_begins + 0.3, "a", value=1)
+        h.end(stale_ends, "a", abrupt=True)
+        h.end(newer_begins + 3, "b")
+        return h.verdict()
+
+    def test_a_broken_holder_that_stops_within_its_allowance_passes(self):
+        v = self.broken(stale_ends=5.8)
+        self.assertTrue(v.ok, v.problems)
+        self.assertEqual((v.explained, v.unexplained, v.lost), (1, 0, 1))
+
+    def test_a_broken_holder_that_runs_on_past_its_allowance_fails(self):
+        v = self.broken(stale_ends=6.5)
+        self.assertFlags(v, "unexplained overlap of a (fence 1) and b (fence 2): a ran on 0.5 s "
+                            "past what the break allows it (its next renewal, at most 1.0 s "
+                            "after the break, and 1.0 s to stop its command)")
+        self.assertEqual((v.explained, v.unexplained), (0, 1))
+
+    def test_a_broken_holder_with_the_larger_fence_fails(self):
+        # The same history passes with the fences the right way round: only the fence fails it.
+        self.assertTrue(self.broken(stale_ends=5.8).ok)
+        v = self.broken(stale_ends=5.8, stale_fence=5)
+        self.assertFlags(v, "unexplained overlap of a (fence 5) and b (fence 2): the later "
+                            "holder's fence is not larger")
+        self.assertEqual((v.explained, v.unexplained), (0, 1))
+
+    def test_an_overlap_that_began_before_the_break_fails(self):
+        # The break explains nothing before it: b began while a's claim was whole.
+        self.assertTrue(self.broken(stale_ends=5.8).ok)
+        self.assertFlags(self.broken(stale_ends=5.8, newer_begins=3.5),
+                         "the newer section began 0.5 s before the break that ended a's claim")
+
+    def broken_before_it_began(self, stale_ends=5.5, accepted=False, broken=True):
+        """A run granted fence 1, whose claim a --break (at 4) ended before its command began: the
+        waiter the break woke (fence 2) begins first, at 4.2, and the broken section at 4.5, its
+        accesses refused (unless ACCEPTED) as the newer holder has written; it ends at
+        STALE_ENDS. BROKEN False: the same history without the break."""
+        h = History()
+        if broken:
+            h.contender("a", status=76, expect=(76,), renew_every=1.0, broken_at=4)
+        else:
+            h.contender("a", status=76, expect=(76,), may_overlap=3)
+        h.contender("b")
+        h.begin(4.2, "b", 2)
+        h.write(4.3, "b")
+        h.begin(4.5, "a", 1)
+        h.read(4.6, "a", accepted=accepted)
+        h.write(4.7, "a", value=1, accepted=accepted)
+        h.end(stale_ends, "a", abrupt=True)
+        h.end(7, "b")
+        return h.verdict()
+
+    def test_a_broken_holder_whose_section_began_last_passes_within_its_allowance(self):
+        # Its grant came first, as its fence says: the break ended it before its command began.
+        v = self.broken_before_it_began()
+        self.assertTrue(v.ok, v.problems)
+        self.assertEqual((v.explained, v.unexplained, v.lost), (1, 0, 1))
+
+    def test_a_broken_holder_whose_section_began_last_is_held_to_its_allowance(self):
+        self.assertFlags(self.broken_before_it_began(stale_ends=6.5),
+                         "unexplained overlap of b (fence 2) and a (fence 1): a ran on 0.5 s past "
+                         "what the break allows it")
+        self.assertFlags(self.broken_before_it_began(accepted=True),
+                         "the stale holder's access was accepted after the newer holder's")
+
+    def test_only_a_break_lets_a_smaller_fence_begin_last(self):
+        v = self.broken_before_it_began(broken=False)
+        self.assertFlags(v, "unexplained overlap of b (fence 2) and a (fence 1): the later "
+                            "holder's fence is not larger")
+        self.assertFlags(v, "fence went backwards: b had 2, then a began with 1")
+
+    def test_a_section_begun_after_a_break_that_did_not_name_it_keeps_the_fence_order(self):
+        # c was not broken: its smaller fence beginning last is a fence gone backwards, even
+        # though a broken holder's would not be.
+        h = History()
+        h.contender("a", status=76, expect=(76,), renew_every=1.0, broken_at=4)
+        h.contender("b")
+        h.contender("c")
+        h.section(0, 5, "a", 1)
+        h.section(5.5, 6, "b", 3)
+        h.section(6.5, 7, "c", 2)
+        self.assertFlags(h.verdict(), "fence went backwards: b had 3, then c began with 2")
+
+    def test_the_break_counts_from_its_start_for_the_newer_and_its_end_for_the_stale(self):
+        # --break ran from 4 to 4.5: the waiter it woke may begin during it (4.2), and the broken
+        # holder may run on until 4.5 + its renewal period + the margin.
+        self.assertTrue(self.broken(stale_ends=6.3, broken_at=(4, 4.5)).ok)
+        self.assertFlags(self.broken(stale_ends=6.8, broken_at=(4, 4.5)),
+                         "a ran on 0.3 s past what the break allows it")
+        self.assertFlags(self.broken(stale_ends=6.3, broken_at=(4.3, 4.5)),
+                         "the newer section began 0.1 s before the break")
+
+    def test_a_break_allowance_without_a_break_fails(self):
+        self.assertFlags(self.broken(stale_ends=5.8, broken_at=None),
+                         "a may overlap only after a --break, and no break named it")
+
+    def test_a_broken_holder_never_told_fails(self):
+        self.assertFlags(self.broken(stale_ends=5.8, status=0),
                          "a, the stale holder, exited 0, never told it lost the lock (76)")
 
     def test_an_allowed_overlap_whose_stale_write_was_accepted_fails(self):
@@ -484,6 +603,27 @@ class SemaphoreTest(unittest.TestCase):
         self.assertFlags(self.stale_holder(stale_fence=50),
                          "no fault in this scenario allows the stale sections (the smallest "
                          "fences) to overlap: s0")
+
+    def test_broken_semaphore_holders_stop_within_their_allowance(self):
+        # Limit 2: both holders broken at 4 (renewing every second: until 6), two waiters take
+        # their places at once; the recorder refuses the broken ones as the new ones write.
+        def history(second_ends):
+            h = History()
+            for holder, fence in (("old1", 1), ("old2", 2)):
+                h.contender(holder, status=76, expect=(76,), limit=2, renew_every=1.0,
+                            broken_at=4)
+                h.begin(0, holder, fence, limit=2)
+                h.write(1, holder)
+            self.semaphore(h, [(4.2, 9), (4.4, 10)], limit=2)
+            h.write(5, "old1", accepted=False)
+            h.write(5, "old2", accepted=False)
+            h.end(5.5, "old1", abrupt=True)
+            h.end(second_ends, "old2", abrupt=True)
+            return h.verdict()
+        v = history(second_ends=5.9)
+        self.assertTrue(v.ok, v.problems)
+        self.assertEqual((v.explained, v.unexplained), (2, 0))
+        self.assertFlags(history(second_ends=7), "old2 ran on 1.0 s past what the break allows")
 
     def test_two_stale_holders_are_refused_as_the_newer_ones_come(self):
         # A forgotten semaphore: both holders are stale; the second stale holder may go on until

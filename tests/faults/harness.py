@@ -3,6 +3,7 @@ that leaves nothing behind. README.md in this directory shows how a scenario is 
 import json
 import os
 import random
+import re
 import shlex
 import shutil
 import signal
@@ -87,6 +88,33 @@ def until_resumed(kill_after):
     """A paused holder notices the loss as soon as it runs again, and stops its command: SIGTERM,
     SIGKILL KILL_AFTER (seconds, as passed to it) later; plus STOP_MARGIN."""
     return UntilResumed(kill_after + STOP_MARGIN)
+
+
+@dataclass(frozen=True)
+class UntilBroken:
+    """may_overlap for a holder whose claim a --break may end (Scenario.break_lock()): its section
+    may run on beside a newer one until its next renewal, at most RENEW_EVERY seconds after the
+    break, plus checker.BREAK_STOP_MARGIN; the checker counts it from the break."""
+    renew_every: float
+
+
+def until_broken(ttl):
+    """A holder of TTL seconds (as passed to it) renews every TTL/3: a --break reaches it then."""
+    return UntilBroken(ttl / 3)
+
+
+@dataclass
+class Break:
+    """What one redlockrun --break did: its pid (which the broken holders' messages name), the
+    lines it printed, the contenders those lines name as broken, with the fences they name, and
+    when it ran (monotonic ns, the recorder's clock): from before it started to after it
+    returned, the break having run on the server in between."""
+    pid: int
+    lines: list
+    holders: list
+    fences: dict
+    started: int
+    returned: int
 
 
 def status_of(returncode):
@@ -252,14 +280,15 @@ class Contender:
 
     def __init__(self, s, kind, ident, argv, expect, may_overlap, limit=1):
         seconds = isinstance(may_overlap, (int, float)) and not isinstance(may_overlap, bool)
-        if not (may_overlap is False or isinstance(may_overlap, UntilResumed)
+        if not (may_overlap is False or isinstance(may_overlap, (UntilResumed, UntilBroken))
                 or seconds and may_overlap > 0):
             raise TypeError(f"{ident}: may_overlap is False, the longest in seconds its section "
-                            "may run on beside a newer holder (forgotten_lock()), or "
-                            f"until_resumed(), not {may_overlap!r}")
+                            "may run on beside a newer holder (forgotten_lock()), "
+                            f"until_resumed() or until_broken(), not {may_overlap!r}")
         self.s, self.kind, self.id = s, kind, ident
         self.expect, self.may_overlap, self.limit = set(expect), may_overlap, limit
         self.overlap_until = None  # monotonic ns: the end of an UntilResumed allowance
+        self.broken_between = None  # monotonic ns: the --break that named it, from start to end
         self.process = Process(argv, os.path.join(s.dir, "contenders", f"{ident}.log"),
                                env=s.env)
         self.status = None
@@ -332,8 +361,11 @@ class Contender:
         bound = self.may_overlap
         return {"id": self.id, "kind": self.kind, "status": self.status, "expect": self.expect,
                 "may_overlap": bound is not False,
-                "overlap_for": None if isinstance(bound, (bool, UntilResumed)) else bound,
-                "overlap_until": self.overlap_until, "limit": self.limit}
+                "overlap_for": None if isinstance(bound, (bool, UntilResumed, UntilBroken))
+                else bound,
+                "overlap_until": self.overlap_until,
+                "renew_every": bound.renew_every if isinstance(bound, UntilBroken) else None,
+                "broken_between": self.broken_between, "limit": self.limit}
 
 
 # The owner of a hold: a POSIX sh script that takes the lock with --hold, runs the critical section
@@ -579,6 +611,43 @@ class Scenario:
             thread.start()
         self.threads.extend(threads)
         return Load(self, threads, stop)
+
+    def break_lock(self, server=None, url=None, key=None):
+        """Runs `redlockrun -u URL -k KEY --break` (an operator ending every holder's claim) and
+        returns its Break. Each contender its lines name (by pid: a run's redlockrun, a hold's
+        script) must exit 76 from then on, and its allowance of until_broken() runs from the
+        break: a newer section may begin once --break has started, and the broken one must end
+        within the allowance after --break returned. Fails the run if --break fails or names a
+        holder nobody started."""
+        argv = [self.redlockrun_binary, "-u", url or server.url, "-k", key or self.key, "--break"]
+        started = time.monotonic_ns()
+        process = subprocess.Popen(argv, env=self.env, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+        try:
+            out, err = process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            raise ScenarioFailed("redlockrun --break did not return within 30 s")
+        returned = time.monotonic_ns()
+        if process.returncode != 0:
+            raise ScenarioFailed(f"redlockrun --break exited {process.returncode}: {err.strip()}")
+        lines = out.splitlines()
+        with self.lock:
+            by_pid = {c.process.pid: c for c in self.contenders}
+        holders, fences = [], {}
+        for line in lines:
+            claim = re.search(r": broke the claim of \S+ pid (\d+), fence (\d+)", line)
+            if claim is None:
+                continue
+            contender = by_pid.get(int(claim[1]))
+            if contender is None:
+                raise ScenarioFailed(f"--break broke a holder nobody started: {line}")
+            contender.expect = {checker.LOST}
+            contender.broken_between = (started, returned)
+            holders.append(contender)
+            fences[contender.id] = int(claim[2])
+        return Break(process.pid, lines, holders, fences, started, returned)
 
     # --- events ---------------------------------------------------------------------------------
 

@@ -5,7 +5,7 @@ from cluster_group import Group
 from harness import scenario
 
 
-@scenario("cluster-slot-migration", runs=(1, 10), timeout=150, sections=(20, 600), promise="""
+@scenario("cluster-slot-migration", runs=(1, 10), timeout=150, sections=(20, 60), promise="""
     Three masters; the lock's slot is migrated from one to the next (IMPORTING, MIGRATING, the
     keys moved with MIGRATE, then SETSLOT NODE to every node) while a holder runs, two exclusive
     waiters and a --limit 2 waiter wait, and more exclusive and --limit 2 runs queue, all through

@@ -195,7 +195,7 @@ semaphore_variant("net-waiter-partitioned", waiter_partitioned, runs=(2, 10), se
     root.""")
 
 
-@scenario("net-latency", runs=(1, 10), sections=(6, 60), timeout=240, promise="""
+@scenario("net-latency", runs=(1, 4), sections=(6, 60), timeout=240, promise="""
     Every chunk between redlockrun and Redis, each way, is delayed 200 ms ± 100 ms (order kept),
     by a proxy: contenders with a TTL of 2 s, renewed every 0.67 s, run sections of about 1 s.
     Promise: no overlap, no lost increment; a holder could lose its lock only if a renewal's round
@@ -214,7 +214,7 @@ def latency(s, limit=None):
               lambda: min(stats["chunks"].values()) > 0 and stats["delay_ms"] / chunks >= 100)
 
 
-semaphore_variant("net-latency", latency, runs=(1, 10), sections=(6, 60), timeout=240, promise="""
+semaphore_variant("net-latency", latency, runs=(1, 5), sections=(6, 60), timeout=240, promise="""
     net-latency with --limit 2: three contenders at a time share the semaphore through the
     delaying proxy (200 ms ± 100 ms each way). Promise: never more than two sections at once, no
     lost increment, every run exits 0.""")

@@ -85,6 +85,15 @@ void read_as_every_answer(const redis::Reply& reply) {
     } else {
         check(!status.error().empty());
     }
+    if (auto broken = decode_break(reply)) {
+        if (const auto* holders = std::get_if<Broken>(&*broken)) {
+            for (const auto& holder : holders->holders) {
+                check(!holder.holder || !describe(*holder.holder).empty());
+            }
+        }
+    } else {
+        check(!broken.error().empty());
+    }
 }
 
 } // namespace

@@ -66,10 +66,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     line.options.config.reset();
     try {
         const Options options = configure(line.options, ConfigPlaces{});
-        // What validate() promises the rest of the run.
-        check(!options.key.empty());
+        // What validate() promises the rest of the run: --list, --release and --check name no
+        // lock and run nothing; --status, --hold and --break name one and run nothing; a run
+        // names one and runs one command.
         const int commands = (options.command.empty() ? 0 : 1) + (options.shell_command ? 1 : 0);
-        check(options.status ? commands == 0 : commands == 1);
+        if (options.list_pattern || options.release_handle || options.check_handle) {
+            check(options.key.empty());
+            check(commands == 0);
+        } else {
+            check(!options.key.empty());
+            check(options.status || options.hold || options.break_lock ? commands == 0
+                                                                       : commands == 1);
+        }
         check(!(options.no_wait && options.wait));
         check(options.ttl >= min_ttl && options.ttl <= max_duration);
         check(options.connect_timeout.count() > 0);

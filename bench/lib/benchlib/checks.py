@@ -1,7 +1,9 @@
 """What a run must show, whatever the machine's speed: every figure that ran has numbers for every
 tool (or, in figure 9, every set-up) that ran, and figures 1 to 3 for the sections of a script that
 such a tool locks (--hold and --release, flock -u); redlockrun never let two holders overlap (nor,
-with --limit N, more than N) nor failed a run, a hold's included; figure 4's idle waiters were
+with --limit N, more than N) nor failed a run, a hold's included; figure 3's mixed rows (a section
+released to a waiting plain run) neither, and each had in every repeat at least one handoff of the
+kind its gaps are taken over; figure 4's idle waiters were
 waiting (running, and blocked in BLPOP if they block) at both ends of their window; and figure 7
 read redlockrun's peak RSS after it had renewed. No timing threshold here: those are the targets
 (targets.py), judged in a full run only, while these checks hold on any machine and in a smoke run
@@ -11,7 +13,7 @@ import math
 from .builds import DEB
 from .floor import LIBRARY_NAME as LIBRARY_FLOOR
 from .floor import NAME as FLOOR
-from .peers import HOLD, SECTION_OF
+from .peers import HOLD, MIXED, SECTION_OF
 
 REDLOCKRUN = "redlockrun"
 
@@ -23,6 +25,12 @@ def _is_number(value) -> bool:
 def _sections(names: list) -> list:
     """The sections of a script (peers.section_tools()) whose tool ran."""
     return [section for section, tool in SECTION_OF.items() if tool in names]
+
+
+def _mixed(names: list) -> list:
+    """Figure 3's mixed rows (peers.mixes()) whose plain tool ran (its section runs where it
+    does)."""
+    return [mixed for mixed, (_, tool) in MIXED.items() if tool in names]
 
 
 def _numbers(results: dict, tools: list) -> list:
@@ -52,7 +60,8 @@ def _numbers(results: dict, tools: list) -> list:
     if "handoff" in results:
         counted_at = str(results["handoff"].get("counted_at"))
         for contenders, block in results["handoff"]["by_contenders"].items():
-            for name in names + (sections if contenders == counted_at else []):
+            counted = sections + _mixed(names) if contenders == counted_at else []
+            for name in names + counted:
                 row = block["rows"].get(name, {})
                 wanted.append(("figure 3", row.get("total_s"), f"{name} at N = {contenders}"))
                 wanted.append(("figure 3", row.get("gap_median_ms"),
@@ -95,6 +104,34 @@ def _numbers(results: dict, tools: list) -> list:
                            f"{name}: waited round trips"))
             wanted.append(("figure 9", row.get("requests_per_run"), f"{name}: requests"))
     return wanted
+
+
+def _mixed_problems(results: dict, tools: list) -> list:
+    """Figure 3's mixed rows, where the tool it uses ran: no two holders at once and no failed run
+    (of either kind: flock(1)'s two forms must lock the same file, or its yardstick measures
+    nothing), and in every repeat at least one handoff of the kind its gaps are taken over (else
+    its median is of nothing, or of a few repeats only)."""
+    handoff = results.get("handoff")
+    if not handoff:
+        return []
+    counted_at = str(handoff.get("counted_at"))
+    rows = handoff["by_contenders"].get(counted_at, {}).get("rows", {})
+    found = []
+    for name in _mixed([tool.name for tool in tools]):
+        row = rows.get(name)
+        if row is None:
+            continue  # _numbers() names it
+        what = f"figure 3: {name} at N = {counted_at}"
+        if row.get("overlaps"):
+            found.append(f"{what}: two holders overlapped ({row['overlaps']} times)")
+        if row.get("failures"):
+            found.append(f"{what}: {row['failures']} runs failed; see the error log")
+        per_repeat = row.get("repeat_handoffs") or []
+        repeats = handoff.get("repeats", len(per_repeat))
+        if len(per_repeat) < repeats or not all(per_repeat):
+            found.append(f"{what}: handoffs of the kind measured per repeat: "
+                         f"{per_repeat or 'none'}; every one of the {repeats} repeats needs one")
+    return found
 
 
 def _redlockrun_runs(results: dict) -> list:
@@ -172,6 +209,7 @@ def problems(results: dict, tools: list) -> list:
             found.append(f"{name} let two holders overlap ({overlaps} times)")
         if failures:
             found.append(f"{name} runs failed ({failures}); see the error log")
+    found += _mixed_problems(results, tools)
     found += _semaphore_problems(results.get("semaphore"))
     found += _idle_problems(results.get("load"))
     found += _memory_problems(results.get("memory"))

@@ -1,11 +1,13 @@
-"""Contention scenarios shared by figures 3 to 6: contenders that loop over the critical section,
-and a burst of waiters that queue behind one holder."""
+"""Contention scenarios shared by figures 3 to 6: contenders that loop over the critical section
+(all of one tool, or figure 3's mixes of two), and a burst of waiters that queue behind one
+holder."""
 import contextlib
 import os
 import time
 from pathlib import Path
 
-from .critical_section import CriticalSectionLog, handoffs, slot_handoffs
+from .critical_section import (CriticalSectionLog, handoffs, handoffs_between, kind_label,
+                               slot_handoffs)
 from .servers import MonitorRecording, wait_until
 from .spawn import run_contenders, stop_all
 
@@ -37,24 +39,59 @@ def _requests(monitor, acquisitions: int) -> dict:
             "script_commands_per_acquisition": inside / acquisitions}
 
 
+def _loop(bench, name: str, argv_of, contenders: int, iterations: int, seconds: float,
+          recording) -> tuple:
+    """`contenders` loops on one new key, contender C running argv_of(KEY, LOG, C) `iterations`
+    times, or for `seconds`, within `recording` (a MONITOR, or nothing). (the run's outcome, the
+    critical section's records, the end of the time allowed or 0.0, the recording)."""
+    key = bench.key(f"{name}-{contenders}")
+    log = CriticalSectionLog(bench.helper, bench.workdir / f"{key}.log", bench.settings.hold_us)
+    until = time.monotonic() + seconds if seconds else 0.0
+    with recording as monitor:
+        outcome = run_contenders(bench.launcher, lambda c: argv_of(key, log, c), contenders,
+                                 iterations=iterations, until=until,
+                                 time_limit=bench.settings.run_time_limit_s)
+    return outcome, log.records(), until, monitor
+
+
+def _result(outcome: dict, records: list, until: float) -> dict:
+    return {"seconds": outcome["seconds"], "failures": len(outcome["failures"]),
+            "timed_out": outcome["timed_out"], "records": records,
+            "until_ns": int(until * 1e9) if until else None, "launches": outcome["launches"]}
+
+
 def looping(bench, tool, contenders: int, iterations: int = 0, seconds: float = 0.0,
             count: bool = False) -> dict:
     """`contenders` loops, each running `tool KEY critical-section` `iterations` times, or for
     `seconds`. The critical section's log gives the handoffs and each contender's acquisitions;
     `launches` says when each contender started each run."""
-    key = bench.key(f"{tool.name}-{contenders}")
-    log = CriticalSectionLog(bench.helper, bench.workdir / f"{key}.log", bench.settings.hold_us)
-    until = time.monotonic() + seconds if seconds else 0.0
-    with _recording(bench, tool, count) as monitor:
-        outcome = run_contenders(bench.launcher, lambda c: tool.argv(key, log.command(c)),
-                                 contenders, iterations=iterations, until=until,
-                                 time_limit=bench.settings.run_time_limit_s)
-    records = log.records()
-    result = {"seconds": outcome["seconds"], "failures": len(outcome["failures"]),
-              "timed_out": outcome["timed_out"], "records": records,
-              "until_ns": int(until * 1e9) if until else None, "launches": outcome["launches"]}
+    outcome, records, until, monitor = _loop(
+        bench, tool.name, lambda key, log, c: tool.argv(key, log.command(c)), contenders,
+        iterations, seconds, _recording(bench, tool, count))
+    result = _result(outcome, records, until)
     result.update(_handoffs(tool, records, outcome["launches"]))
     result.update(_requests(monitor, len(records)))
+    return result
+
+
+RELEASING, WAITING = "releasing", "waiting"
+
+
+def mixed_looping(bench, mix, contenders: int, iterations: int) -> dict:
+    """looping() with the contenders of a peers.Mix, all on one key, each looping over
+    mix.tool_of(itself) (half over mix.releasing, half over mix.waiting). Each holder's line in
+    the log says which kind it was, and the gaps are only those from a releasing holder to a
+    waiting one ("handoffs" says how many); overlaps are counted over every handoff."""
+    def argv_of(key, log, contender):
+        kind = RELEASING if mix.tool_of(contender) is mix.releasing else WAITING
+        return mix.tool_of(contender).argv(key, log.command(kind_label(kind, contender)))
+
+    # The key is named after the two tools (the row's name has an arrow, unwelcome in a file name).
+    outcome, records, until, _ = _loop(bench, f"{mix.releasing.name} to {mix.waiting.name}",
+                                       argv_of, contenders, iterations, 0.0,
+                                       contextlib.nullcontext())
+    result = _result(outcome, records, until)
+    result.update(handoffs_between(records, RELEASING, WAITING))
     return result
 
 

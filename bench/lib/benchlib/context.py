@@ -45,7 +45,7 @@ class Settings:
     def smoke_test() -> "Settings":
         """Every figure, with counts that only show each one produces numbers."""
         return Settings(smoke=True, uncontended_rounds=3, round_trip_runs=1, delay_ms=20,
-                        handoff={2: 2, 3: 2}, handoff_repeats=1, hold_us=1000,
+                        handoff={2: 2, 3: 4}, handoff_repeats=1, hold_us=1000,
                         idle_waiters=2, idle_window_s=0.5, idle_settle_s=0.2,
                         fairness_contenders=3, fairness_seconds=0.8,
                         scale_waiters=(3, 6), memory_runs=1, memory_hold_s=0.5,

@@ -50,6 +50,26 @@ def handoffs(records: list) -> dict:
     return {"gaps_ms": gaps, "overlaps": overlaps, "acquisitions": len(records)}
 
 
+def kind_label(kind: str, contender) -> str:
+    """A holder's label that also says which kind of contender it is ("hold.3"), for a log whose
+    contenders are not all alike (a mixed row of figure 3)."""
+    return f"{kind}.{contender}"
+
+
+def kind_of(label: str) -> str:
+    return label.partition(".")[0]
+
+
+def handoffs_between(records: list, previous_kind: str, next_kind: str) -> dict:
+    """handoffs() of a log with kind_label()s, whose gaps are only those from a holder of
+    `previous_kind` to one of `next_kind`: the others are in the log (and overlaps are counted over
+    every handoff), but their gaps measure other hand-overs. "handoffs" is how many gaps counted."""
+    every = handoffs(records)
+    gaps = [gap for previous, current, gap in zip(records, records[1:], every["gaps_ms"])
+            if kind_of(previous[0]) == previous_kind and kind_of(current[0]) == next_kind]
+    return {**every, "gaps_ms": gaps, "handoffs": len(gaps)}
+
+
 def _waiting(launches: dict, records: list):
     """A test of "some contender was waiting at time T": one of its runs had been started (launches:
     label -> start times of its runs, CLOCK_MONOTONIC ns) and that run's command had not yet."""

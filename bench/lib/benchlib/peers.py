@@ -6,7 +6,9 @@ differences. The two hand-written Redis clients are scripts, so their wrappers a
 
 Two more rows lock a section of a shell script rather than wrap a command, and so are scripts too:
 redlockrun --hold ... --release, and the flock(1) idiom it stands beside (flock FD ... flock -u FD).
-They run in figures 1 to 3 only, beside the plain run and flock(1) (section_tools()).
+They run in figures 1 to 3 only, beside the plain run and flock(1) (section_tools()). In figure 3
+each also contends with its plain tool on one key (mixes()): the handoff from a script's release to
+a waiting run.
 """
 import dataclasses
 import os
@@ -64,6 +66,43 @@ def section_tools(tools: list) -> list:
     for section in sections:
         section.missing = missing[SECTION_OF[section.name]]
     return sections
+
+
+# The mixed rows of figure 3: contenders of two kinds on one key, half releasing a section of a
+# script and half waiting to run a command, and the handoffs from the first kind to the second.
+HOLD_TO_RUN = "redlockrun --release → waiting run"
+SECTION_TO_FLOCK = "flock -u → waiting flock(1)"
+# Each mixed row: its releasing section, and the plain tool that waits (on the same lock: flock(1)
+# and peers/flock-section name their lock file alike).
+MIXED = {HOLD_TO_RUN: (HOLD, "redlockrun"), SECTION_TO_FLOCK: (FLOCK_SECTION, "flock(1)")}
+
+
+@dataclass
+class Mix:
+    """Contenders on one key that are not all alike: contender C runs `releasing` when C is odd
+    and `waiting` when C is even (so, of 8, 4 of each), taking turns as the lock decides. Its
+    handoffs that count are those from a `releasing` holder to a `waiting` one: for HOLD_TO_RUN,
+    a script's `redlockrun --release` handing the lock to a plain run that waits for it. Of an odd
+    number (a smoke run's 3), the one more is a waiting one: a loop has no counted handoff only if
+    every waiting holder came before every releasing one, which the more waiting holders there
+    are the less likely it is (and a run starts faster than a hold)."""
+    name: str
+    releasing: Tool
+    waiting: Tool
+
+    def tool_of(self, contender: int) -> Tool:
+        return self.releasing if contender % 2 else self.waiting
+
+
+def mixes(tools: list, sections: list) -> list:
+    """The mixed rows whose two tools can both run here (`tools`: make_tools()'s, `sections`:
+    section_tools()'s)."""
+    by_name = {tool.name: tool for tool in [*tools, *sections] if tool.available}
+    found = []
+    for name, (releasing, waiting) in MIXED.items():
+        if releasing in by_name and waiting in by_name:
+            found.append(Mix(name, by_name[releasing], by_name[waiting]))
+    return found
 
 
 def _python_has_redis() -> bool:

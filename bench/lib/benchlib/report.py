@@ -2,7 +2,7 @@
 come first (they travel between machines); absolute times are there to read them by."""
 from .floor import LIBRARY_NAME as LIBRARY_FLOOR
 from .floor import NAME as FLOOR
-from .peers import FLOCK_SECTION, HOLD
+from .peers import FLOCK_SECTION, HOLD, HOLD_TO_RUN, MIXED, SECTION_TO_FLOCK
 from .targets import judge, signed, spread
 
 FLOCK = "flock(1)"
@@ -137,7 +137,15 @@ def _handoff(figure: dict) -> list:
              "flock(1)'s in the same repeat. At the N whose requests are counted, sections of a "
              f"script (figure 1) contend too: `{HOLD}` and `{FLOCK_SECTION}`, in the same "
              "repeats; a hold's gap takes in starting `redlockrun --release`, the release, the "
-             "wake-up, the waiter's acquire and keeper, and its script's eval.",
+             "wake-up, the waiter's acquire and keeper, and its script's eval. So does a mix "
+             f"of each with its plain tool on one key: in `{HOLD_TO_RUN}`, half the contenders "
+             "hold and half run `redlockrun -k KEY -- COMMAND`, taking turns as the lock "
+             "decides, and its gaps are only those from a hold's command ending to a run's "
+             "starting: starting `redlockrun --release`, the release, the wake-up, the run's "
+             "acquire and its fork of the command, without a waiting hold's own work after its "
+             f"grant. `{SECTION_TO_FLOCK}` mixes the flock(1) idiom and flock(1) the same way. "
+             "Their notes say how many handoffs of that kind their gaps are taken over; their "
+             "ratios are to flock(1)'s plain row.",
              ""]
     for contenders, block in figure["by_contenders"].items():
         table = []
@@ -148,6 +156,10 @@ def _handoff(figure: dict) -> list:
                 notes.append(f"{row['failures']} failed runs")
             if row["timed_out"]:
                 notes.append("timed out")
+            if name in MIXED:
+                releasing, waiting = MIXED[name]
+                notes.insert(0, f"gaps of the {row['handoffs']} handoffs from {releasing} to "
+                                f"{waiting} only")
             table.append((name, _x(row["total_vs_flock"]),
                           _range(row.get("total_vs_flock_range")), _x(row["gap_vs_flock"], 1),
                           _range(row.get("gap_vs_flock_range"), 1),

@@ -2,16 +2,19 @@
 -- ARGV[7] min-hold in ms (0: none), ARGV[8] limit (1: exclusive, N: a semaphore of N holders),
 -- ARGV[9] waiter id, ARGV[10] how long a busy semaphore waiter keeps its place in the queue without
 -- asking again, in ms (0: not queued, as with --no-wait), ARGV[11] how often the holder renews,
--- in ms (0: --no-renew), kept in its record for the messages of those who find the lock held.
+-- in ms (0: --no-renew), kept in its record for the messages of those who find the lock held,
+-- ARGV[12] the holder's note (--note; '': none), kept in its record as it is, any bytes,
+-- ARGV[13] '1' for a hold (--hold: its pid is the hold's owner's), '' for a run.
 -- {'granted', value, fence, validity_ms}
 -- | {'busy', remaining_ms, host, pid, fence, limit ('' if exclusive), holders, recheck_ms, ahead,
---    held_ms, renew_ms, ended_ago_ms}:
+--    held_ms, renew_ms, ended_ago_ms, note}:
 --   recheck_ms is when to ask again at the latest, as nothing may wake a waiter then (a --min-hold
 --   time); ahead is 0, or, where a semaphore has free slots that are kept for the waiters queued
 --   before this one, how many are queued before it (remaining_ms is then when the first of them
 --   loses its place if it does not ask again); held_ms, renew_ms and ended_ago_ms are how long ago
 --   the holder was granted the lock, how often it renews it ('0': never) and how long ago its
---   command ended (--min-hold keeps it held), each '' where not known
+--   command ended (--min-hold keeps it held), each '' where not known; note is the holder's
+--   --note, '' for none
 -- | {'foreign', type} | {'mismatch', limit}: the semaphore's holders use another limit (nothing
 -- written) | {'exhausted', last_fence}: the fence counter is too large to count on exactly
 -- | {'unreadable_fence', type}: the fence counter holds no number (nothing written for either).
@@ -20,6 +23,8 @@ local token, ttl_ms, unit = ARGV[2], tonumber(ARGV[3]), ARGV[4]
 local min_hold_ms, limit, waiter_id, keep_ms = tonumber(ARGV[7]), tonumber(ARGV[8]), ARGV[9],
   tonumber(ARGV[10])
 local renew_ms = tonumber(ARGV[11]) or 0
+local note = ARGV[12] or ''
+local is_hold = ARGV[13] == '1'
 local hold_until = min_hold_ms > 0 and now_ms + min_hold_ms or 0
 
 local lock = read_lock()
@@ -32,8 +37,8 @@ if held then
   -- An owner record of another type names no holder: the lock is then held as if by a client of
   -- the classic algorithm, until KEY expires and a grant replaces the record.
   owner = call_unless_wrongtype('HMGET', owner_key, 'token', 'value', 'fence', 'host', 'pid',
-                                'limit', 'hold_until_ms', 'acquired_ms', 'renew_ms', 'ended_ms')
-    or {}
+                                'limit', 'hold_until_ms', 'acquired_ms', 'renew_ms', 'ended_ms',
+                                'note') or {}
 end
 
 -- How long ago a time in a holder's record was, as text: '' for none (a semaphore's record writes
@@ -57,22 +62,29 @@ local function times_of(acquired, renew, ended)
   return {age_text(acquired), renew_text, age_text(ended)}
 end
 
+-- A holder's note as the reply gives it: '' for none, and for a record written by another program
+-- that holds something other than text there.
+local function note_of(holder_note)
+  return type(holder_note) == 'string' and holder_note or ''
+end
+
 -- A semaphore waiter keeps its place in the queue while anything keeps it out.
-local function busy(remaining, host, pid, fence, semaphore_limit, holders, recheck, ahead, times)
+local function busy(remaining, host, pid, fence, semaphore_limit, holders, recheck, ahead, times,
+                    holder_note)
   if limit > 1 then
     local _, member = place_in(live_queue(), waiter_id)
     enqueue(member, waiter_id, keep_ms)
   end
   times = times or {'', '', ''}
   return {'busy', remaining, host, pid, fence, semaphore_limit or '', holders or 0,
-          recheck or remaining, ahead or 0, times[1], times[2], times[3]}
+          recheck or remaining, ahead or 0, times[1], times[2], times[3], note_of(holder_note)}
 end
 
 -- An exclusive redlockrun holder.
 local function busy_exclusive()
   return busy(lock.expiry - now_ms, owner[4], owner[5], owner[3], '', 0,
               recheck_at(lock.expiry, tonumber(owner[7])) - now_ms, 0,
-              times_of(owner[8], owner[9], owner[10]))
+              times_of(owner[8], owner[9], owner[10]), owner[11])
 end
 
 if held and owner[2] ~= lock.value then
@@ -86,7 +98,7 @@ if limit == 1 then
       local first = first_to_expire(holders) or {}
       return busy(lock.expiry - now_ms, first.host or '', first.pid or '', first.fence or '',
                   owner[6], count, nil, 0,
-                  times_of(first.acquired_ms, first.renew_ms, first.ended_ms))
+                  times_of(first.acquired_ms, first.renew_ms, first.ended_ms), first.note)
     end
     if owner[1] == token then
       -- Our own earlier call won, and its answer was lost on the way back.
@@ -108,6 +120,12 @@ if limit == 1 then
              string.format('%d', renew_ms))
   if hold_until > 0 then
     redis.call('HSET', owner_key, 'hold_until_ms', string.format('%d', hold_until))
+  end
+  if note ~= '' then
+    redis.call('HSET', owner_key, 'note', note)
+  end
+  if is_hold then
+    redis.call('HSET', owner_key, 'hold', '1')
   end
   redis.call('PEXPIREAT', owner_key, expiry)
   return {'granted', value, fence, validity(expiry, ttl_ms)}
@@ -147,7 +165,8 @@ if ahead >= free then
   end
   first = first or {}
   return busy(remaining, first.host or '', first.pid or '', first.fence or '', limit, count,
-              recheck, kept_for, times_of(first.acquired_ms, first.renew_ms, first.ended_ms))
+              recheck, kept_for, times_of(first.acquired_ms, first.renew_ms, first.ended_ms),
+              first.note)
 end
 local fence, refusal = next_fence()
 if not fence then
@@ -157,9 +176,11 @@ if not held then
   redis.call('DEL', owner_key) -- what an expired lock left behind
 end
 redis.call('HSET', owner_key, 'limit', string.format('%d', limit))
+-- A new record every time: a note is this holder's alone ('' leaves it out).
 local record = {expiry_ms = lease_end(ttl_ms, hold_until), fence = fence, host = ARGV[5],
                 pid = ARGV[6], acquired_ms = now_ms, hold_until_ms = hold_until, ended_ms = 0,
-                renew_ms = renew_ms}
+                renew_ms = renew_ms, note = note ~= '' and note or nil,
+                hold = is_hold and 1 or nil}
 local value = save_holder(token, record, holders, unit)
 leave_queue(member, waiter_id)
 if free > 1 then

@@ -141,7 +141,8 @@ end
 
 -- Semaphores (--limit N). The owner hash holds 'limit', 'value' (what KEY holds: the latest
 -- expiry among the holders) and one field 'holder:TOKEN' per holder, a JSON record with its own
--- expiry_ms, fence, host, pid, acquired_ms, hold_until_ms and ended_ms (0: none).
+-- expiry_ms, fence, host, pid, acquired_ms, hold_until_ms and ended_ms (0: none), and its note
+-- (--note) if it has one: a renewal or release rewrites the record with every field it read.
 local holder_prefix = 'holder:'
 
 -- The semaphore's live holders, {token = record}, and how many. A record past its own expiry (a
@@ -264,15 +265,20 @@ local function not_holder_unless_broken(token)
   return nil, record
 end
 
+-- A loss answer, or nil and `value`, as a check below gives them: a loss names the --break that
+-- ended this token's claim, if one did.
+local function naming_a_break(token, lost, value)
+  if lost then
+    return broken_answer(token) or lost
+  end
+  return nil, value
+end
+
 -- nil and its record if `token` holds a slot of the semaphore: its record is live and KEY still
 -- holds what the semaphore wrote; otherwise the answer {'lost', reason, host, pid} saying why not,
 -- as not_ours() gives it.
 local function not_holder(token)
-  local lost, record = not_holder_unless_broken(token)
-  if lost then
-    return broken_answer(token) or lost
-  end
-  return nil, record
+  return naming_a_break(token, not_holder_unless_broken(token))
 end
 
 -- The semaphore's waiters still in the queue, in arrival order. A waiter that let its place lapse
@@ -381,10 +387,6 @@ end
 -- nil and the --min-hold time (0: none) if the lock is ours; otherwise the answer {'lost', reason,
 -- host, pid} saying why not, as above; for a holder that --break ended, {'lost', 'broken', by, why}.
 local function not_ours(token)
-  local lost, hold_until = not_ours_unless_broken(token)
-  if lost then
-    return broken_answer(token) or lost
-  end
-  return nil, hold_until
+  return naming_a_break(token, not_ours_unless_broken(token))
 end
 

@@ -1,13 +1,16 @@
 -- status (reads only): {now_ms, type, value, owner value, last fence, limit, n, then for each of the
--- n holders: host, pid, fence, acquired_ms, expires_ms, hold_until_ms, ended_ms, renew_ms}.
--- renew_ms is how often the holder renews: '0' for --no-renew, '' where the record does not say.
+-- n holders: host, pid, fence, acquired_ms, expires_ms, hold_until_ms, ended_ms, renew_ms, note,
+-- hold}.
+-- renew_ms is how often the holder renews: '0' for --no-renew, '' where the record does not say;
+-- note is the holder's --note as it was written, '' for none; hold is '1' for a hold (--hold),
+-- whose pid is its owner's, '' for a run.
 -- type is the lock key's Redis type and value its content if it is a string; the caller decides
 -- free / held / foreign from them, and whether the holders are the key's (owner value = value) or
 -- a client of the classic algorithm wrote the key. '' stands for what is not there. Tokens are
 -- never returned. The owner record has one of two layouts:
 -- - exclusive: the holder's own fields (token, value, fence, host, pid, acquired_ms, and with
---   renew_ms, with --min-hold hold_until_ms and, once the command ended, ended_ms); it expires
---   with the key.
+--   renew_ms, with --min-hold hold_until_ms and, once the command ended, ended_ms, with --note
+--   note); it expires with the key.
 -- - semaphore (--limit): limit, value, and one field 'holder:<token>' per holder holding a cjson
 --   object; a record whose expiry_ms has passed is a holder that crashed, not a holder.
 local kind = redis.call('TYPE', lock_key)['ok']
@@ -84,7 +87,9 @@ if owner['limit'] then
                                time_text(holder['acquired_ms']),
                                time_text(holder['expiry_ms']), time_text(holder['hold_until_ms']),
                                time_text(holder['ended_ms']),
-                               renew_text(holder['renew_ms'])})
+                               renew_text(holder['renew_ms']),
+                               type(holder['note']) == 'string' and holder['note'] or '',
+                               holder['hold'] == 1 and '1' or ''})
       end
     end
   end
@@ -92,7 +97,8 @@ elseif owner['value'] then
   table.insert(holders, {owner['host'] or '', owner['pid'] or '', owner['fence'] or '',
                          time_text(owner['acquired_ms']), time_text(expiry_ms(owner['value'])),
                          time_text(owner['hold_until_ms']), time_text(owner['ended_ms']),
-                         renew_text(owner['renew_ms'])})
+                         renew_text(owner['renew_ms']), owner['note'] or '',
+                         owner['hold'] == '1' and '1' or ''})
 end
 table.insert(answer, #holders)
 for _, holder in ipairs(holders) do

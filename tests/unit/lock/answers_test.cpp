@@ -137,7 +137,8 @@ TEST_CASE("answers: status snapshot of an exclusive lock") {
     auto snapshot = decode_status(
         array({bulk("1763812345678"), bulk("string"), bulk("1763812375678"), bulk("1763812375678"),
                bulk("9"), bulk(""), integer(1), bulk("web1"), bulk("42"), bulk("9"),
-               bulk("1763812340000"), bulk("1763812375678"), bulk(""), bulk(""), bulk("10000")}));
+               bulk("1763812340000"), bulk("1763812375678"), bulk(""), bulk(""), bulk("10000"),
+               bulk("deploy 42\n\x1b"), bulk("1")}));
     REQUIRE(snapshot);
     CHECK(snapshot->now_ms == 1763812345678);
     CHECK(snapshot->type == "string");
@@ -155,6 +156,8 @@ TEST_CASE("answers: status snapshot of an exclusive lock") {
     CHECK_FALSE(holder.hold_until_ms.has_value());
     CHECK_FALSE(holder.ended_ms.has_value());
     CHECK(holder.renew_ms == 10000);
+    CHECK(holder.note == "deploy 42\n\x1b"); // as it was written: escaped where it is shown
+    CHECK(holder.hold);                      // a hold's record
 }
 
 TEST_CASE("answers: status snapshot of a free lock and of a semaphore") {
@@ -170,10 +173,10 @@ TEST_CASE("answers: status snapshot of a free lock and of a semaphore") {
                bulk("12"), bulk("3"), integer(2),
                // the first holder's command ended; it keeps its place for --min-hold
                bulk("web1"), bulk("41"), bulk("11"), bulk("1763812300000"), bulk("1763812360000"),
-               bulk("1763812360000"), bulk("1763812340000"), bulk("0"),
-               // the second one's runs, and its record does not say how it renews
+               bulk("1763812360000"), bulk("1763812340000"), bulk("0"), bulk("nightly"), bulk(""),
+               // the second one's runs, and its record says neither how it renews nor why
                bulk("web2"), bulk("42"), bulk("12"), bulk("1763812345000"), bulk("1763812375678"),
-               bulk(""), bulk(""), bulk("")}));
+               bulk(""), bulk(""), bulk(""), bulk(""), bulk("1")}));
     REQUIRE(semaphore);
     CHECK(semaphore->limit == 3);
     REQUIRE(semaphore->holders.size() == 2);
@@ -184,6 +187,10 @@ TEST_CASE("answers: status snapshot of a free lock and of a semaphore") {
     CHECK_FALSE(semaphore->holders[1].ended_ms.has_value());
     CHECK(semaphore->holders[0].renew_ms == 0);
     CHECK_FALSE(semaphore->holders[1].renew_ms.has_value());
+    CHECK(semaphore->holders[0].note == "nightly");
+    CHECK(semaphore->holders[1].note.empty());
+    CHECK_FALSE(semaphore->holders[0].hold);
+    CHECK(semaphore->holders[1].hold);
 }
 
 TEST_CASE("answers: a status whose holders do not add up is refused") {
@@ -202,12 +209,12 @@ TEST_CASE("answers: a status whose holders do not add up is refused") {
         }
         return array(std::move(elements));
     };
-    CHECK(decode_status(with(header(integer(1)), 8)));
-    CHECK_FALSE(decode_status(with(header(integer(1)), 7)));
+    CHECK(decode_status(with(header(integer(1)), 10)));
     CHECK_FALSE(decode_status(with(header(integer(1)), 9)));
-    CHECK_FALSE(decode_status(with(header(integer(2)), 8)));
+    CHECK_FALSE(decode_status(with(header(integer(1)), 11)));
+    CHECK_FALSE(decode_status(with(header(integer(2)), 10)));
     CHECK_FALSE(decode_status(with(header(integer(-1)), 0)));
-    CHECK_FALSE(decode_status(with(header(integer(4611686018427387904)), 8)));
+    CHECK_FALSE(decode_status(with(header(integer(4611686018427387904)), 10)));
     CHECK_FALSE(decode_status(with(header(bulk("x")), 0)));
     CHECK_FALSE(decode_status(with(header(integer(0), "0"), 0)));
     CHECK_FALSE(decode_status(with(header(integer(0), "three"), 0)));
@@ -364,12 +371,60 @@ TEST_CASE("answers: a busy lock says how long it has been held and that it is re
           "jobs is held by 2 holders of a --limit 2 semaphore, renewed every 10s");
 }
 
+TEST_CASE("answers: a busy lock's holder note follows the holder's name") {
+    const auto busy_with = [](std::vector<Reply> tail) {
+        std::vector<Reply> elements{bulk("busy"), integer(20000), bulk("vm"),    bulk("6604"),
+                                    bulk("17"),   bulk(""),       integer(0),    integer(20000),
+                                    integer(0),   bulk("192000"), bulk("10000"), bulk("")};
+        elements.insert(elements.end(), tail.begin(), tail.end());
+        auto answer = decode_acquire(array(std::move(elements)));
+        REQUIRE(answer);
+        return std::get<Busy>(*answer);
+    };
+    const Busy noted = busy_with({bulk("deploy 42")});
+    CHECK(noted.note == "deploy 42");
+    CHECK(describe_holder(noted) == "vm pid 6604 (note: deploy 42)");
+    CHECK(describe_busy("deploy", noted, describe_holder(noted)) ==
+          "deploy is held by vm pid 6604 (note: deploy 42) since 3m12s ago, renewed every 10s");
+
+    // No note, and a reply from before notes (twelve fields): nothing is added.
+    for (const Busy& plain : {busy_with({bulk("")}), busy_with({})}) {
+        CHECK(plain.note.empty());
+        CHECK(describe_holder(plain) == "vm pid 6604");
+        CHECK(describe_busy("deploy", plain, describe_holder(plain)).find("note") ==
+              std::string::npos);
+    }
+
+    // Kept as it was written: the logger and the status line escape what is not printable.
+    CHECK(busy_with({bulk("two\nlines\x1b")}).note == "two\nlines\x1b");
+    CHECK(describe_note("").empty());
+    CHECK(describe_note("x") == " (note: x)");
+
+    // A client of the classic algorithm has no record, so no note.
+    auto classic = decode_acquire(
+        array({bulk("busy"), integer(5), bulk(""), bulk(""), bulk(""), bulk(""), integer(0),
+               integer(5), integer(0), bulk(""), bulk(""), bulk(""), bulk("")}));
+    REQUIRE(classic);
+    CHECK(describe_holder(std::get<Busy>(*classic)) == "a client of the classic algorithm");
+
+    // A semaphore's reply names the holder whose slot frees first: the note is that holder's.
+    auto semaphore =
+        decode_acquire(array({bulk("busy"), integer(27000), bulk("web1"), bulk("4242"), bulk("17"),
+                              bulk("2"), integer(2), integer(27000), integer(0), bulk("3000"),
+                              bulk("10000"), bulk(""), bulk("nightly")}));
+    REQUIRE(semaphore);
+    const Busy& s = std::get<Busy>(*semaphore);
+    CHECK(describe_busy("jobs", s, describe_holder(s)) ==
+          "jobs is held by 2 holders of a --limit 2 semaphore (the note of web1 pid 4242, whose "
+          "slot frees first: nightly), renewed every 10s");
+}
+
 namespace redlockrun::lock {
 
 TEST_CASE("answers: what --break ended, and a holder's loss to it") {
-    auto broken = decode_break(array({bulk("broken"), integer(2), bulk("web1"), bulk("4242"),
-                                      bulk("17"), bulk("deploy 88"), bulk(""), bulk(""), bulk(""),
-                                      bulk("")}));
+    auto broken =
+        decode_break(array({bulk("broken"), integer(2), bulk("web1"), bulk("4242"), bulk("17"),
+                            bulk("deploy 88"), bulk(""), bulk(""), bulk(""), bulk("")}));
     REQUIRE(broken);
     const auto& holders = std::get<Broken>(*broken).holders;
     REQUIRE(holders.size() == 2);
@@ -393,8 +448,7 @@ TEST_CASE("answers: what --break ended, and a holder's loss to it") {
     REQUIRE(lost);
     const auto& loss = std::get<Lost>(*lost);
     CHECK(loss.reason == LossReason::broken);
-    CHECK(describe(loss) ==
-          "it was broken by alice@ops1 pid 7 (redlockrun --break): stuck deploy");
+    CHECK(describe(loss) == "it was broken by alice@ops1 pid 7 (redlockrun --break): stuck deploy");
     auto unexplained =
         decode_release(array({bulk("lost"), bulk("broken"), bulk("alice@ops1 pid 7"), bulk("")}));
     REQUIRE(unexplained);

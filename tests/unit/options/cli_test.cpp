@@ -117,6 +117,31 @@ TEST_CASE("cli: every option") {
     CHECK(parse({"-k", "job", "--replicas", "2", "true"}).options.replicas == 2);
 }
 
+TEST_CASE("cli: --note is kept as it was written, up to 256 bytes; an empty note is none") {
+    CHECK(parse({"-k", "j", "true"}).options.note.empty());
+    CHECK(parse({"-k", "j", "--note", "deploy 42", "true"}).options.note == "deploy 42");
+    CHECK(parse({"-k", "j", "--note=", "true"}).options.note.empty());
+    CHECK(parse({"--note", "a\nb\x1b\xff", "-k", "j", "true"}).options.note == "a\nb\x1b\xff");
+    const std::string longest(256, 'x');
+    CHECK(parse({"-k", "j", "--note", longest.c_str(), "true"}).options.note == longest);
+    const std::string too_long(257, 'x');
+    CHECK(usage_error({"-k", "j", "--note", too_long.c_str(), "true"}) ==
+          "--note is 257 bytes long; a note may be at most 256 bytes");
+    // Bytes, not characters: 129 two-byte characters are 258 bytes.
+    std::string accented;
+    for (int i = 0; i < 129; ++i) {
+        accented += "\xc3\xa9";
+    }
+    CHECK(usage_error({"-k", "j", "--note", accented.c_str(), "true"}) ==
+          "--note is 258 bytes long; a note may be at most 256 bytes");
+    CHECK(usage_error({"-k", "j", "--note"}) == "--note needs a value");
+    // A note is a holder's: reading the lock takes none.
+    CHECK(usage_error({"-k", "j", "--status", "--note", "x"}) ==
+          "--status takes no --note: it only reads the lock");
+    CHECK(usage_error({"--list", "--note", "x"}) ==
+          "--list takes no --note: it only reads the locks");
+}
+
 TEST_CASE("cli: the names users of flock(1) and timeout(1) type") {
     CHECK(parse({"--nonblock", "-k", "j", "true"}).options.no_wait);
     CHECK(parse({"--timeout", "10m", "-k", "j", "true"}).options.wait == Millis{600'000});

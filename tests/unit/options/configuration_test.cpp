@@ -100,7 +100,7 @@ TEST_CASE("config text: mistakes are named with their file, line and entry") {
     // Only connection and lock settings belong in a file.
     for (const char* entry :
          {"key", "command", "status", "help", "version", "config", "quiet", "verbose", "no-wait",
-          "no-renew", "nb", "min-hold", "limit", "json", "list"}) {
+          "no-renew", "nb", "min-hold", "limit", "json", "list", "note"}) {
         CAPTURE(entry);
         CHECK(config_error(std::string("\n") + entry + " = x\n") ==
               std::string("c.conf, line 2: ") + entry + " can be given on the command line only");

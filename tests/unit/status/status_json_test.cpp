@@ -43,14 +43,15 @@ TEST_CASE("status json: held by redlockrun, with every holder field") {
     const std::string value = std::to_string(now + 12000);
     auto held = snapshot("string", value, value);
     held.holders.push_back(
-        {{"web1", "4242"}, "17", now - 3000, now + 12000, now + 60000, now - 1, {}});
-    CHECK(json("job", held) ==
-          R"({"key":"job","state":"held-after-command","redis_type":"string",)"
-          R"("value":"1763812357000","limit":1,"server_time_ms":1763812345000,)"
-          R"("expires_ms":1763812357000,"remaining_ms":12000,"last_fence":17,"holders":[)"
-          R"({"client":"redlockrun","host":"web1","pid":4242,"fence":17,)"
-          R"("acquired_ms":1763812342000,"expires_ms":1763812357000,"remaining_ms":12000,)"
-          R"("hold_until_ms":1763812405000,"command_ended_ms":1763812344999}]})");
+        {{"web1", "4242"}, "17", now - 3000, now + 12000, now + 60000, now - 1, {}, {}});
+    CHECK(
+        json("job", held) ==
+        R"({"key":"job","state":"held-after-command","redis_type":"string",)"
+        R"("value":"1763812357000","limit":1,"server_time_ms":1763812345000,)"
+        R"("expires_ms":1763812357000,"remaining_ms":12000,"last_fence":17,"holders":[)"
+        R"({"client":"redlockrun","host":"web1","pid":4242,"fence":17,)"
+        R"("acquired_ms":1763812342000,"expires_ms":1763812357000,"remaining_ms":12000,)"
+        R"("hold_until_ms":1763812405000,"command_ended_ms":1763812344999,"note":null,"hold":false}]})");
 }
 
 TEST_CASE("status json: held by a classic client, and a semaphore") {
@@ -58,16 +59,18 @@ TEST_CASE("status json: held by a classic client, and a semaphore") {
     CHECK(json("job", classic)
               .find(R"("state":"held","redis_type":"string","value":"1763812375","limit":1,)") !=
           std::string::npos);
-    CHECK(json("job", classic)
-              .find(R"("holders":[{"client":"classic","host":null,"pid":null,"fence":null,)"
-                    R"("acquired_ms":null,"expires_ms":1763812375000,"remaining_ms":30000,)"
-                    R"("hold_until_ms":null,"command_ended_ms":null}]})") != std::string::npos);
+    CHECK(
+        json("job", classic)
+            .find(R"("holders":[{"client":"classic","host":null,"pid":null,"fence":null,)"
+                  R"("acquired_ms":null,"expires_ms":1763812375000,"remaining_ms":30000,)"
+                  R"("hold_until_ms":null,"command_ended_ms":null,"note":null,"hold":false}]})") !=
+        std::string::npos);
 
     const std::string value = std::to_string(now + 28000);
     auto semaphore = snapshot("string", value, value);
     semaphore.limit = 3;
-    semaphore.holders.push_back({{"web2", "43"}, "18", now - 1000, now + 28000, {}, {}, {}});
-    semaphore.holders.push_back({{"web1", "42"}, "17", now - 3000, now + 27000, {}, {}, {}});
+    semaphore.holders.push_back({{"web2", "43"}, "18", now - 1000, now + 28000, {}, {}, {}, {}});
+    semaphore.holders.push_back({{"web1", "42"}, "17", now - 3000, now + 27000, {}, {}, {}, {}});
     const std::string text = json("job", semaphore);
     CHECK(text.find(R"("state":"held","redis_type":"string")") != std::string::npos);
     CHECK(text.find(R"("limit":3,)") != std::string::npos);
@@ -76,6 +79,20 @@ TEST_CASE("status json: held by a classic client, and a semaphore") {
     CHECK(first != std::string::npos);
     CHECK(second != std::string::npos);
     CHECK(first < second);
+}
+
+TEST_CASE("status json: a holder's note, with any bytes; null for none") {
+    const std::string value = std::to_string(now + 12000);
+    auto held = snapshot("string", value, value);
+    held.holders.push_back({{"web1", "4242"}, "17", now - 3000, {}, {}, {}, 10000, "deploy 42"});
+    CHECK(json("job", held)
+              .ends_with(R"("command_ended_ms":null,"note":"deploy 42","hold":false}]})"));
+    held.holders.front().note = "two\nlines \"q\" \x1b\xff";
+    CHECK(json("job", held).ends_with(R"("note":"two\nlines \"q\" \u001b\udcff","hold":false}]})"));
+    held.holders.front().note.clear();
+    CHECK(json("job", held).ends_with(R"("note":null,"hold":false}]})"));
+    held.holders.front().hold = true;
+    CHECK(json("job", held).ends_with(R"("note":null,"hold":true}]})"));
 }
 
 TEST_CASE("status json: a foreign key, a key of any bytes, fields that are not numbers") {
@@ -89,7 +106,7 @@ TEST_CASE("status json: a foreign key, a key of any bytes, fields that are not n
     const std::string value = std::to_string(now + 1000);
     auto odd = snapshot("string", value, value);
     odd.last_fence = "x";
-    odd.holders.push_back({{"", "12ab"}, "", {}, {}, {}, {}, {}});
+    odd.holders.push_back({{"", "12ab"}, "", {}, {}, {}, {}, {}, {}});
     const std::string text = json("job", odd);
     CHECK(text.find(R"("last_fence":null)") != std::string::npos);
     CHECK(text.find(R"("host":null,"pid":null,"fence":null,"acquired_ms":null,)") !=
@@ -98,7 +115,7 @@ TEST_CASE("status json: a foreign key, a key of any bytes, fields that are not n
     // A fence beyond 2^53 - 1, or negative, is no fence a JSON reader could hold exactly.
     for (const char* fence : {"9007199254740992", "-3"}) {
         CAPTURE(fence);
-        odd.holders = {{{"web1", "42"}, fence, {}, {}, {}, {}, {}}};
+        odd.holders = {{{"web1", "42"}, fence, {}, {}, {}, {}, {}, {}}};
         CHECK(json("job", odd).find(R"("fence":null)") != std::string::npos);
     }
 }

@@ -23,8 +23,14 @@ StatusSnapshot snapshot(std::string type, std::string value, std::string owner_v
     s.value = std::move(value);
     s.owner_value = std::move(owner_value);
     if (!s.owner_value.empty()) {
-        s.holders.push_back(
-            {{"web1", "4242"}, "17", now - 3000, std::nullopt, std::nullopt, std::nullopt, 10000});
+        s.holders.push_back({{"web1", "4242"},
+                             "17",
+                             now - 3000,
+                             std::nullopt,
+                             std::nullopt,
+                             std::nullopt,
+                             10000,
+                             {}});
     }
     s.last_fence = "17";
     return s;
@@ -82,7 +88,8 @@ static lock::HolderRecord record(std::string host, std::string pid, std::string 
             expires,
             std::nullopt,
             std::nullopt,
-            10000};
+            10000,
+            {}};
 }
 
 TEST_CASE("status: held after its command ended, for --min-hold") {
@@ -130,6 +137,35 @@ TEST_CASE("status: a semaphore lists every holder, earliest first, with the limi
     semaphore.holders.clear();
     CHECK(describe_status("job", semaphore).line == "job: held by 0 of 3 holders for another 28s");
     CHECK(describe_status("job", semaphore).exit_status == 75);
+}
+
+TEST_CASE("status: each holder's note follows its name") {
+    const std::string value = std::to_string(now + 12000);
+    auto held = snapshot("string", value, value);
+    held.holders.front().note = "deploy 42";
+    CHECK(describe_status("job", held).line ==
+          "job: held by web1 pid 4242 (note: deploy 42) since 3s ago, renewed every 10s, fence 17");
+
+    auto semaphore = snapshot("string", value, value);
+    semaphore.limit = 3;
+    semaphore.holders = {record("web2", "43", "18", now - 1000, now + 12000),
+                         record("web1", "42", "17", now - 3000, now + 11000)};
+    semaphore.holders[0].note = "second";
+    CHECK(describe_status("job", semaphore).line ==
+          "job: held by 2 of 3 holders: web1 pid 42 since 3s ago, renewed every 10s, fence 17; "
+          "web2 pid 43 (note: second) since 1s ago, renewed every 10s, fence 18");
+}
+
+TEST_CASE("status: a hold is marked as one, its pid its owner's") {
+    const std::string value = std::to_string(now + 12000);
+    auto held = snapshot("string", value, value);
+    held.holders.front().hold = true;
+    CHECK(describe_status("job", held).line ==
+          "job: held by web1 pid 4242 (a hold) since 3s ago, renewed every 10s, fence 17");
+    held.holders.front().note = "deploy 42";
+    CHECK(describe_status("job", held).line ==
+          "job: held by web1 pid 4242 (a hold) (note: deploy 42) "
+          "since 3s ago, renewed every 10s, fence 17");
 }
 
 TEST_CASE("status: a record's fence that is not a fence number is shown as it is") {

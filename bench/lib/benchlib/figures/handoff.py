@@ -12,8 +12,17 @@ a command: a hold of redlockrun's, then its release (peers/redlockrun-hold), and
 (peers/flock-section). The gap is the same, from one holder's command ending to the next one's
 starting; for a hold it takes in starting `redlockrun --release`, the release, the wake-up, the
 waiter's acquire and keeper, and its script's eval.
+
+A hold's handoff is judged, though, as the issue states it: from a `--release` to a waiting *run*,
+without the waiting hold's own work after its grant (its keeper, its output, its script's eval). So
+at that N, in the same repeats, two mixed rows run too. In peers.HOLD_TO_RUN half the contenders
+hold and half run plainly, all on one key, taking turns as the lock decides; its gaps are only
+those from a hold's command ending to a run's command starting (each holder's log line says which
+it was), and "handoffs" says how many there were. peers.SECTION_TO_FLOCK mixes flock(1)'s idiom and
+flock(1) the same way, its gaps from a `flock -u` to a waiting flock(1)'s command.
 """
-from ..contention import looping
+from ..contention import looping, mixed_looping
+from ..peers import mixes
 from ..stats import extremes, median, paired_ratios, percentile, ratio
 
 
@@ -37,6 +46,14 @@ def _summary(runs: list) -> dict:
     }
 
 
+def _mixed_summary(runs: list) -> dict:
+    """A mixed row: _summary() over its counted handoffs only, and how many each repeat had."""
+    summary = _summary(runs)
+    summary["handoffs"] = sum(run["handoffs"] for run in runs)
+    summary["repeat_handoffs"] = [run["handoffs"] for run in runs]
+    return summary
+
+
 def _counted(bench, tool, contenders: int, iterations: int) -> dict:
     run = looping(bench, tool, contenders, iterations=iterations, count=True)
     return {"requests_per_acquisition": run.get("requests_per_acquisition"),
@@ -47,16 +64,23 @@ def _counted(bench, tool, contenders: int, iterations: int) -> dict:
 def run(bench) -> dict:
     results = {}
     for contenders, iterations in bench.settings.handoff.items():
-        tools = bench.available()
+        tools, mixed = bench.available(), []
         if contenders == counted_contenders(bench.settings):
+            mixed = mixes(tools, bench.available_sections())
             tools += bench.available_sections()
-        runs = {tool.name: [] for tool in tools}
+        runs = {row.name: [] for row in [*tools, *mixed]}
         for repeat in range(bench.settings.handoff_repeats):
             for tool in tools:
                 bench.log(f"  {tool.name}: {contenders} contenders x {iterations} "
                           f"(run {repeat + 1})")
                 runs[tool.name].append(looping(bench, tool, contenders, iterations=iterations))
-        rows = {name: _summary(tool_runs) for name, tool_runs in runs.items()}
+            for mix in mixed:
+                bench.log(f"  {mix.name}: {contenders} contenders x {iterations}, half "
+                          f"{mix.releasing.name}, half {mix.waiting.name} (run {repeat + 1})")
+                runs[mix.name].append(mixed_looping(bench, mix, contenders, iterations))
+        mixed_names = {mix.name for mix in mixed}
+        rows = {name: (_mixed_summary if name in mixed_names else _summary)(row_runs)
+                for name, row_runs in runs.items()}
         if contenders == counted_contenders(bench.settings):
             for tool in tools:
                 if tool.server == "redis":
