@@ -6,7 +6,7 @@
 
 # Every option, as `redlockrun --help` lists them.
 _redlockrun_options='-k --key -n --no-wait --nb --nonblock -w --wait --timeout
-    -x --exclusive -t --ttl --no-renew
+    -s --shared -x --exclusive -t --ttl --no-renew
     --timestamp-unit --min-hold --limit --note -E --conflict-exit-code -c --command
     --on-lost --kill-after
     --lost-exit-code --hold --owner --max-hold --release --check -u --url --password-file --sentinel-user

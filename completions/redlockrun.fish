@@ -144,6 +144,7 @@ complete -c redlockrun -n __redlockrun_in_options -l nb -d 'Fail at once if the 
 complete -c redlockrun -n __redlockrun_in_options -l nonblock -d 'Fail at once if the lock is held'
 complete -c redlockrun -n __redlockrun_in_options -s w -l wait -x -a '(__redlockrun_durations)' -d 'Give up after waiting this long (duration)'
 complete -c redlockrun -n __redlockrun_in_options -l timeout -x -a '(__redlockrun_durations)' -d 'Give up after waiting this long (duration)'
+complete -c redlockrun -n __redlockrun_in_options -s s -l shared -d 'Share the lock with other --shared runs, never with an exclusive one'
 complete -c redlockrun -n __redlockrun_in_options -s x -l exclusive -d 'An exclusive lock: the default, as in flock(1)'
 complete -c redlockrun -n __redlockrun_in_options -s t -l ttl -x -a '(__redlockrun_durations)' -d 'How long the lock stays valid (duration, default 30s)'
 complete -c redlockrun -n __redlockrun_in_options -l no-renew -d 'Let the lock lapse after the TTL'

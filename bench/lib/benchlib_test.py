@@ -8,7 +8,9 @@ any renewal and a failed run of the .deb's build are problems, figure 1 reports 
 spread over the rounds and what the .deb's build costs beyond its two floors, and the restated
 targets judge what they name, those of a section of a script locked with --hold and --release
 too: its handoff from a release to a waiting run, whose gaps are taken only over the handoffs of
-that kind in a mixed loop.
+that kind in a mixed loop. Figure 10's readers and writers: where the lock changes hands and the gap
+there, a writer overlapping anyone, the spread of a batch of readers' starts, and the targets of
+--shared.
 """
 import subprocess
 import sys
@@ -24,6 +26,10 @@ sys.dont_write_bytecode = True  # no __pycache__ left in the source tree
 
 from benchlib import checks, contention, critical_section, outcome, report, targets  # noqa: E402
 from benchlib.builds import DEB  # noqa: E402
+from benchlib.critical_section import EXCLUSIVE as X  # noqa: E402
+from benchlib.critical_section import SHARED as S  # noqa: E402
+from benchlib.critical_section import (admission_spread, kind_label, mode_handoffs,  # noqa: E402
+                                       turns)
 from benchlib.figures import uncontended  # noqa: E402
 from benchlib.peers import (FLOCK_SECTION, HOLD, HOLD_TO_RUN, SECTION_TO_FLOCK,  # noqa: E402
                             Mix)
@@ -481,6 +487,190 @@ class MixedHandoffs(unittest.TestCase):
         self.assertEqual(figure_row["gaps_ms"], [3.0] * hold_to_run)
         self.assertEqual(figure_row["overlaps"], 0)
         self.assertEqual(figure_row["failures"], 0)
+
+
+def ms(value: float) -> int:
+    """A time on the critical section's clock (ns), given in ms."""
+    return round(value * 1e6)
+
+
+def section(label: str, start_ms: float, end_ms: float) -> tuple:
+    return (label, ms(start_ms), ms(end_ms))
+
+
+# Writers W0 and W1, readers R0, R1 and R2, labelled in the log as figure 10 labels them.
+W0, W1 = kind_label(X, 0), kind_label(X, 1)
+R0, R1, R2 = kind_label(S, 0), kind_label(S, 1), kind_label(S, 2)
+# Each section's start and end in ms. The lock changes hands W0 → readers (1.0 to 1.5), readers →
+# W1 (4.1, the last reader's end, to 4.4), W1 → W0 (5.4 to 5.6), W0 → R0 (6.6 to 7.0), and R0 → W1
+# (8.0 to 20.0), when nobody was waiting: W1's run started at 19.5. R2 follows R1 without
+# overlapping it, in the same shared turn.
+READERS_AND_WRITERS = [section(W0, 0.0, 1.0), section(R0, 1.5, 2.5), section(R1, 1.8, 3.0),
+                       section(R2, 3.1, 4.1), section(W1, 4.4, 5.4), section(W0, 5.6, 6.6),
+                       section(R0, 7.0, 8.0), section(W1, 20.0, 21.0)]
+# When each contender started each of its runs: W0 waits from 4.0, R0 from 6.0, W1 from 0 and
+# again from 19.5.
+LAUNCHES = {W0: [0, ms(4.0)], R0: [0, ms(6.0)], R1: [0], R2: [0], W1: [0, ms(19.5)]}
+
+
+class ReadersAndWriters(unittest.TestCase):
+    """Figure 10's gap, at a change of hands only, and its check: nothing overlaps a writer."""
+
+    def test_the_readers_between_two_writers_make_one_turn(self):
+        self.assertEqual(turns(READERS_AND_WRITERS),
+                         [(X, 0, ms(1.0)), (S, ms(1.5), ms(4.1)), (X, ms(4.4), ms(5.4)),
+                          (X, ms(5.6), ms(6.6)), (S, ms(7.0), ms(8.0)), (X, ms(20.0), ms(21.0))])
+
+    def test_the_gap_runs_from_the_lock_becoming_free_to_the_next_turns_first_start(self):
+        found = mode_handoffs(READERS_AND_WRITERS, LAUNCHES)
+        # From the last reader's end, not the first's; none between R1 and R2; none at 8.0, where
+        # the lock stood idle.
+        self.assertEqual([round(gap, 6) for gap in found["gaps_ms"]], [0.5, 0.3, 0.2, 0.4])
+        self.assertEqual(found["changes"], ["x→s", "s→x", "x→x", "x→s"])
+        self.assertEqual((found["acquisitions"], found["readers"], found["peak_shared"],
+                          found["mode_overlaps"]), (8, 4, 2, 0))
+
+    def test_a_reader_overlapping_a_writer_is_counted(self):
+        reader = kind_label(S, 3)
+        for section_of_reader in (section(reader, 0.5, 0.8),   # inside a writer's section
+                                  section(reader, 5.0, 5.5),   # from inside one to after its end
+                                  section(reader, 4.3, 4.5)):  # from before one's start
+            records = sorted(READERS_AND_WRITERS + [section_of_reader],
+                             key=lambda record: record[1])
+            self.assertEqual(mode_handoffs(records, LAUNCHES)["mode_overlaps"], 1,
+                             section_of_reader)
+
+    def test_writers_overlapping_each_other_are_counted_readers_are_not(self):
+        writers = [section(W0, 0.0, 1.0), section(W1, 0.9, 1.9)]
+        self.assertEqual(mode_handoffs(writers, {})["mode_overlaps"], 2)
+        readers = [section(R0, 0.0, 1.0), section(R1, 0.1, 1.1), section(R2, 0.2, 0.3)]
+        self.assertEqual(mode_handoffs(readers, {})["mode_overlaps"], 0)
+        self.assertEqual(mode_handoffs(readers, {})["peak_shared"], 3)
+
+    def test_the_spread_of_a_batch_runs_from_its_first_readers_start_to_its_last(self):
+        batch = [section(W0, 0.0, 1.0), section(R1, 1.5, 2.5), section(R0, 1.2, 2.2),
+                 section(R2, 5.2, 6.2)]
+        spread, first = admission_spread(batch)
+        self.assertAlmostEqual(spread, 4.0)
+        self.assertAlmostEqual(first, 0.2)
+        self.assertEqual(admission_spread([section(W0, 0.0, 1.0)]), (None, None))
+
+
+def shared_figure(readers=6, writers=2, batch=8, waiters="200", requests=3.5, gap_ms=1.5,
+                  spread_ms=3.0, requests_200=4.0) -> dict:
+    """A run of figure 10 at the sizes its targets name, unless told otherwise."""
+    def problems():
+        return {"mode_overlaps": 0, "peak_shared": 6, "failures": 0, "timed_out": False}
+
+    loop = {"total_s": 0.5, "gap_median_ms": gap_ms, "gap_p99_ms": 2 * gap_ms, "gaps": 40,
+            "gaps_by_change": {"x→x": 4, "x→s": 18, "s→x": 18},
+            "gap_median_by_change_ms": {"x→x": gap_ms, "x→s": gap_ms, "s→x": gap_ms},
+            "acquisitions": 288, "reader_acquisitions": 216, "mean_holders": 1.2,
+            "requests_per_acquisition": requests, "script_commands_per_acquisition": 30.0,
+            "counted_peak_shared": 5, "counted_mode_overlaps": 0, "counted_failures": 0,
+            **problems()}
+    return {"reader": "redlockrun -s", "writer": "redlockrun", "readers": readers,
+            "writers": writers, "iterations": 12, "repeats": 3, "hold_us": 1000, "cap": 100,
+            "loop": loop,
+            "batch": {"waiters": batch, "repeats": 3, "spread_median_ms": spread_ms,
+                      "spread_max_ms": spread_ms + 1, "spreads_ms": [spread_ms] * 3,
+                      "first_start_median_ms": 1.0, "acquisitions": 3 * (batch + 1),
+                      **problems()},
+            "bursts": {waiters: {"drain_s": 0.3, "acquisitions": 201,
+                                 "requests_per_acquisition": requests_200,
+                                 "script_commands_per_acquisition": 200.0, **problems()}}}
+
+
+SHARED_REQUESTS = "`--shared`, N = 8 (6 readers, 2 writers): ≤ 5 Redis requests per acquisition"
+SHARED_GAP = "`--shared`, N = 8 (6 readers, 2 writers): median handoff gap ≤ 2 ms"
+SHARED_SPREAD = ("`--shared`: the 8 shared waiters admitted by one release start within 5 ms of "
+                 "each other (median)")
+SHARED_200 = "`--shared`: ≤ 5 Redis requests per acquisition with 200 waiters"
+
+
+class SharedTargets(unittest.TestCase):
+    def judged(self, **options) -> dict:
+        run = results(1.2)
+        run["shared"] = shared_figure(**options)
+        return verdicts(run)
+
+    def test_a_batch_may_spread_over_up_to_5_ms(self):
+        self.assertEqual(self.judged(spread_ms=4.0)[SHARED_SPREAD],
+                         ("4.00 ms (largest: 5.00 ms)", "pass"))
+        self.assertEqual(self.judged(spread_ms=5.0)[SHARED_SPREAD][1], "pass")
+        self.assertEqual(self.judged(spread_ms=6.0)[SHARED_SPREAD][1], targets.FAILED)
+
+    def test_readers_and_writers_may_take_5_requests_and_a_2_ms_gap(self):
+        judged = self.judged(requests=5.0, gap_ms=2.0, requests_200=5.0)
+        for target in (SHARED_REQUESTS, SHARED_GAP, SHARED_200):
+            self.assertEqual(judged[target][1], "pass", target)
+        judged = self.judged(requests=5.1, gap_ms=2.1, requests_200=5.1)
+        for target in (SHARED_REQUESTS, SHARED_GAP, SHARED_200):
+            self.assertEqual(judged[target][1], targets.FAILED, target)
+
+    def test_a_missed_shared_target_fails_the_run(self):
+        run = results(1.2)
+        run["shared"] = shared_figure(spread_ms=6.0)
+        self.assertEqual(targets.failed(run), [f"{SHARED_SPREAD}: 6.00 ms (largest: 7.00 ms)"])
+
+    def test_other_sizes_are_not_judged(self):
+        judged = self.judged(readers=4, writers=2, batch=4, waiters="6", requests=9.0,
+                             gap_ms=9.0, spread_ms=9.0, requests_200=9.0)
+        for target in (SHARED_REQUESTS, SHARED_GAP, SHARED_SPREAD, SHARED_200):
+            self.assertEqual(judged[target], ("n/a", "n/a"), target)
+        run = results(1.2, smoke=True)
+        run["shared"] = shared_figure(spread_ms=9.0)
+        self.assertEqual(verdicts(run)[SHARED_SPREAD][1], "not judged (smoke)")
+        self.assertEqual(targets.failed(run), [])
+
+
+class SharedChecks(unittest.TestCase):
+    def problems(self, figure: dict) -> list:
+        run = results(1.2)
+        run["shared"] = figure
+        return checks.problems(run, TOOLS)
+
+    def test_a_sound_run_is_no_problem_and_shows_in_the_report(self):
+        run = results(1.2)
+        run["shared"] = shared_figure()
+        self.assertEqual(checks.problems(run, TOOLS), [])
+        text = report.render(run)
+        self.assertIn("## 10. Shared locks (`-s`)", text)
+        self.assertIn("| 6 × `redlockrun -s`, 2 × `redlockrun` |", text)
+
+    def test_a_writer_overlapping_another_section_is_a_problem(self):
+        for place in ("loop", "batch"):
+            figure = shared_figure()
+            figure[place]["mode_overlaps"] = 1
+            found = self.problems(figure)
+            self.assertEqual(len(found), 1, found)
+            self.assertIn("1 exclusive sections overlapped another section", found[0])
+        figure = shared_figure()
+        figure["loop"]["counted_mode_overlaps"] = 2
+        figure["bursts"]["200"]["mode_overlaps"] = 1
+        self.assertEqual(self.problems(figure),
+                         ["figure 10: 6 readers and 2 writers: 2 exclusive sections overlapped "
+                          "another section",
+                          "figure 10: 200 shared waiters: 1 exclusive sections overlapped "
+                          "another section"])
+
+    def test_more_readers_than_the_cap_or_failed_runs_are_a_problem(self):
+        figure = shared_figure()
+        figure["bursts"]["200"]["peak_shared"] = 101
+        figure["batch"]["failures"] = 1
+        found = self.problems(figure)
+        self.assertIn("figure 10: 200 shared waiters: 101 shared holders at once, more than the "
+                      "cap of 100", found)
+        self.assertIn("figure 10: batches of 8 shared waiters: 1 runs failed; see the error log",
+                      found)
+
+    def test_a_figure_without_its_numbers_is_a_problem(self):
+        figure = shared_figure()
+        figure["loop"]["gap_median_ms"] = None  # no change of hands seen with someone waiting
+        figure["batch"]["spread_median_ms"] = None
+        found = self.problems(figure)
+        self.assertIn("figure 10: no number for readers and writers' gap", found)
+        self.assertIn("figure 10: no number for the spread of 8 shared waiters' starts", found)
 
 
 class FakeLauncher:

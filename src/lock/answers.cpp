@@ -116,8 +116,10 @@ Expected<AcquireAnswer, std::string> decode_acquire(const Reply& reply) {
             busy.recheck = busy.remaining;
             if (fields.has(8)) {
                 const std::string limit_text = fields.text(5);
-                auto limit =
-                    limit_text.empty() ? std::optional<long long>{0} : optional_number(limit_text);
+                busy.shared = limit_text == "shared";
+                auto limit = limit_text.empty() ? std::optional<long long>{0}
+                             : busy.shared      ? std::optional<long long>{shared_cap}
+                                                : optional_number(limit_text);
                 auto holders = fields.number(6);
                 auto recheck = fields.number(7);
                 if (!limit || !holders || !recheck || *limit == 1 || *limit < 0 ||
@@ -130,8 +132,9 @@ Expected<AcquireAnswer, std::string> decode_acquire(const Reply& reply) {
             }
             if (fields.has(9)) {
                 auto ahead = fields.number(8);
+                // Waiters ahead keep free places, or a free lock: never a full semaphore.
                 if (!ahead || *ahead < 0 || *ahead > 1000000 ||
-                    (*ahead > 0 && busy.holders >= busy.limit)) {
+                    (*ahead > 0 && busy.limit > 0 && busy.holders >= busy.limit)) {
                     return unexpected(unexpected_reply("acquire", reply));
                 }
                 busy.queued_ahead = static_cast<int>(*ahead);
@@ -144,10 +147,14 @@ Expected<AcquireAnswer, std::string> decode_acquire(const Reply& reply) {
             if (fields.has(13)) {
                 busy.note = fields.text(12);
             }
+            if (fields.has(14)) {
+                busy.queued = fields.text(13) == "1";
+            }
             return AcquireAnswer{busy};
         }
     } else if (verdict == "mismatch" && fields.has(2)) {
-        if (auto held = optional_number(fields.text(1)); held && *held > 1) {
+        const auto held = optional_number(fields.text(1));
+        if (fields.text(1) == "shared" || (held && *held > 1)) {
             return AcquireAnswer{LimitMismatch{fields.text(1)}};
         }
     } else if (verdict == "foreign" && fields.has(2)) {
@@ -221,15 +228,16 @@ Expected<StatusSnapshot, std::string> decode_status(const Reply& reply) {
     const auto now = fields.number(0);
     const auto count = fields.number(header - 1);
     const std::string limit_text = fields.text(5);
-    const auto limit = optional_number(limit_text);
+    const bool shared = limit_text == "shared";
+    const auto limit = shared ? std::optional<long long>{shared_cap} : optional_number(limit_text);
     if (!fields.has(header) || !now || !count || *count < 0 ||
         static_cast<size_t>(*count) != (fields.size() - header) / per_holder ||
         (fields.size() - header) % per_holder != 0 ||
         (!limit_text.empty() && (!limit || *limit < 1))) {
         return unexpected(unexpected_reply("status", reply));
     }
-    StatusSnapshot snapshot{
-        *now, fields.text(1), fields.text(2), fields.text(3), fields.text(4), limit, {}};
+    StatusSnapshot snapshot{*now,           fields.text(1), fields.text(2), fields.text(3),
+                            fields.text(4), limit,          shared,         {}};
     for (size_t i = header; i < header + static_cast<size_t>(*count) * per_holder;
          i += per_holder) {
         snapshot.holders.push_back(HolderRecord{
@@ -251,6 +259,15 @@ std::string describe_note(const std::string& note) {
 }
 
 std::string describe_holder(const Busy& busy) {
+    if (busy.shared) {
+        std::string text =
+            fmt::format("{} shared {}", busy.holders, busy.holders == 1 ? "holder" : "holders");
+        if (busy.holder && !busy.note.empty()) {
+            text += fmt::format(" (the note of {}, whose claim ends first: {})",
+                                describe(*busy.holder), busy.note);
+        }
+        return text;
+    }
     if (busy.limit > 1) {
         std::string text = fmt::format("{} {} of a --limit {} semaphore", busy.holders,
                                        busy.holders == 1 ? "holder" : "holders", busy.limit);
@@ -306,6 +323,17 @@ std::string describe_busy(const std::string& key, const Busy& busy, const std::s
     }
     // The time left is when the first waiter ahead would lose its place, not when a slot frees:
     // it says nothing a reader could use, so it is left out.
+    const std::string waiters_ahead = busy.queued_ahead == 1
+                                          ? std::string("a waiter")
+                                          : fmt::format("the {} waiters", busy.queued_ahead);
+    if (busy.limit == 0 || (busy.shared && busy.holders == 0)) {
+        return fmt::format("{} is free, but kept for {} queued before this run", key,
+                           waiters_ahead);
+    }
+    if (busy.shared) {
+        return fmt::format("{} is held by {}, and {} queued before this run must have it first",
+                           key, holder, waiters_ahead);
+    }
     const int free = busy.limit - busy.holders;
     const std::string waiters = busy.queued_ahead == 1
                                     ? std::string("a waiter")

@@ -13,6 +13,10 @@
 
 namespace redlockrun::lock {
 
+// How many shared holders (--shared) a lock lets in at once; past it, a shared request waits. The
+// scripts hold the same number (common.lua's shared_cap).
+inline constexpr int shared_cap = 100;
+
 // Who holds a lock taken by redlockrun.
 struct Holder {
     std::string host;
@@ -30,15 +34,18 @@ struct Busy {
     std::optional<Holder> holder; // none: a client of the classic algorithm holds it
     std::string fence;            // empty for a classic holder
     // A semaphore (--limit) holds it: its limit and how many hold it now; `holder` is then the one
-    // whose slot frees first. 0: an exclusive lock.
+    // whose slot frees first. 0: an exclusive lock. Shared holders (--shared) count as a semaphore
+    // of shared_cap.
     int limit = 0;
     int holders = 0;
+    bool shared = false;
     // When to ask again at the latest: before `remaining` is up when a --min-hold time may free
     // the lock without waking anyone.
     Millis recheck{0};
-    // A semaphore with free slots that are kept for the waiters queued before this run, each of
-    // which has been woken to take one: how many are queued before it. 0: no slot is free.
-    // `remaining` is then when the first of them loses its place if it does not ask again.
+    // The lock would let this run in but for the waiters queued before it, which have been woken
+    // to take it first (or, behind shared holders, an exclusive waiter that waits for them): how
+    // many are queued before it. 0: none. `remaining` is then when the first of them loses its
+    // place if it does not ask again.
     int queued_ahead = 0;
     // What the holder's record says of its time, by the server's clock (of the semaphore's holder
     // whose slot frees first); none where it does not say (a client of the classic algorithm, a
@@ -48,6 +55,10 @@ struct Busy {
     std::optional<Millis> ended_ago;   // its command ended this long ago; --min-hold keeps the lock
     // Why that holder holds the lock (--note), as it was written: any bytes. Empty: no note.
     std::string note;
+    // This waiter is in the queue: it blocks on a wake-up list of its own. An exclusive waiter
+    // that is not (no one was queued, and no shared or semaphore holder held the key) blocks on
+    // the shared wake-up list.
+    bool queued = false;
 };
 
 struct Foreign {
@@ -68,9 +79,10 @@ struct FenceUnreadable {
     std::string type;
 };
 
-// The semaphore's holders use another --limit: the request is refused, and nothing is written.
+// The holders use another --limit, or are shared holders where a semaphore's were asked for, or
+// the other way round: the request is refused, and nothing is written.
 struct LimitMismatch {
-    std::string held_limit;
+    std::string held_limit; // "shared", or the semaphore's N
 };
 
 enum class LossReason {
@@ -144,8 +156,9 @@ struct StatusSnapshot {
     std::string value;
     std::string owner_value; // the value the owner record says redlockrun wrote
     std::string last_fence;  // the fence counter
-    // A semaphore's N (--limit); none for an exclusive lock.
+    // A semaphore's N (--limit), shared_cap for shared holders; none for an exclusive lock.
     std::optional<long long> limit;
+    bool shared = false; // held by shared holders (--shared)
     // The owner record's holders, in no particular order: one for an exclusive lock, the live ones
     // of a semaphore. They hold the key only if owner_value is its value.
     std::vector<HolderRecord> holders;

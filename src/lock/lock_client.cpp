@@ -1,6 +1,7 @@
 #include "lock/lock_client.hpp"
 
 #include "lock/scripts.hpp"
+#include "lock/token.hpp"
 #include "redis/error_reply.hpp"
 
 #include <fmt/core.h>
@@ -54,15 +55,41 @@ std::vector<std::string> LockClient::with_db(const std::vector<std::string>& arg
 }
 
 std::vector<std::string> LockClient::acquire_args() const {
-    return with_db(
-        {identity_.token, std::to_string(params_.ttl.count()), std::string(unit_name(params_.unit)),
-         identity_.host, identity_.pid, std::to_string(params_.min_hold.count()), limit_arg(),
-         identity_.waiter_id, std::to_string(params_.queue_place.count()),
-         std::to_string(params_.renew_every.count()), identity_.note, identity_.hold ? "1" : ""});
+    return with_db({identity_.token, std::to_string(params_.ttl.count()),
+                    std::string(unit_name(params_.unit)), identity_.host, identity_.pid,
+                    std::to_string(params_.min_hold.count()), limit_arg(), identity_.waiter_id,
+                    std::to_string(params_.queue_place.count()),
+                    std::to_string(params_.renew_every.count()), identity_.note,
+                    identity_.hold ? "1" : "", came_first() ? "1" : ""});
+}
+
+bool LockClient::came_first() const {
+    return on_shared_list() && !ever_queued_ && last_busy_ &&
+           steady_now() - *last_busy_ < params_.queue_place;
+}
+
+void LockClient::note_place(const Expected<Attempt, CallFailure>& attempt) {
+    if (!attempt) {
+        return; // the place is as the last answer left it, or lapses
+    }
+    if (const auto* busy = std::get_if<Busy>(&attempt->answer)) {
+        queued_ = busy->queued;
+        ever_queued_ = ever_queued_ || busy->queued;
+        last_busy_ = attempt->valid_from;
+    } else if (std::holds_alternative<Granted>(attempt->answer)) {
+        queued_ = false; // the grant took it out of the queue
+    }
+    // A refusal (a foreign key, another mode, a fence that cannot be counted) changed nothing:
+    // a queued waiter refused must still leave the queue.
+}
+
+std::string waiter_id_for(int limit, bool shared) {
+    const std::string mode = shared ? "s" : (limit > 1 ? fmt::format("n{}", limit) : "x");
+    return mode + "-" + make_token();
 }
 
 std::string LockClient::wake_list() const {
-    return params_.limit > 1 ? keys_.wake + ":" + identity_.waiter_id : keys_.wake;
+    return on_shared_list() ? keys_.wake : keys_.wake + ":" + identity_.waiter_id;
 }
 
 template <typename Answer>
@@ -139,6 +166,18 @@ Expected<Attempt, CallFailure> LockClient::confirmed(Expected<Attempt, CallFailu
 }
 
 Expected<Attempt, CallFailure> LockClient::acquire() {
+    auto attempt = acquire_once();
+    note_place(attempt);
+    return attempt;
+}
+
+Expected<Attempt, CallFailure> LockClient::wait_then_acquire(Millis timeout) {
+    auto attempt = wait_then_acquire_once(timeout);
+    note_place(attempt);
+    return attempt;
+}
+
+Expected<Attempt, CallFailure> LockClient::acquire_once() {
     const SteadyTime sent = steady_now();
     redis::CallOptions options;
     options.server_wait = params_.replicas > 0 ? params_.replica_wait : Millis{0};
@@ -157,7 +196,8 @@ Expected<Attempt, CallFailure> LockClient::acquire() {
                      replies->after.empty() ? nullptr : &replies->after.front());
 }
 
-Expected<Attempt, CallFailure> LockClient::wait_then_acquire(Millis timeout) {
+Expected<Attempt, CallFailure> LockClient::wait_then_acquire_once(Millis timeout) {
+    const bool from_shared = on_shared_list();
     // BLPOP takes seconds, with decimals since Redis 6; 0 would mean forever. Redis before 7.0.8
     // truncates the seconds times 1000, as a long double, to whole milliseconds, which makes 0.001
     // a 0 (redis#11687): a timeout of 2 ms or more stays above 0 whatever the server, and 10 ms
@@ -191,7 +231,7 @@ Expected<Attempt, CallFailure> LockClient::wait_then_acquire(Millis timeout) {
         // in full. A token the BLPOP took is owed to the next waiter as after a pipelined acquire.
         auto attempt = acquire();
         if (took_token && !used_wake_up(attempt)) {
-            pass_on_wake(passing_on_deadline(attempt));
+            pass_on_wake(from_shared, passing_on_deadline(attempt));
         }
         return attempt;
     }
@@ -200,7 +240,8 @@ Expected<Attempt, CallFailure> LockClient::wait_then_acquire(Millis timeout) {
         pipelined_attempt(std::move(acquired), std::max(sent, connection_.last_sent()), endpoint());
     const bool granted = attempt && std::holds_alternative<Granted>(attempt->answer);
     if (took_token && !used_wake_up(attempt)) {
-        pass_on_wake(passing_on_deadline(attempt)); // a token taken for a lock it will not take
+        pass_on_wake(from_shared,
+                     passing_on_deadline(attempt)); // a token taken for a lock it will not take
     }
     if (woken.is_error() && !granted) {
         return unexpected(
@@ -226,6 +267,7 @@ Expected<Attempt, CallFailure> LockClient::wait_then_acquire(Millis timeout) {
 }
 
 void LockClient::give_up_waiting(const CallFailure& abandoned) {
+    const bool from_shared = on_shared_list(); // where the abandoned wait blocked
     const auto& replies = abandoned.replies;
     const bool took_token = !replies.empty() && replies[0].kind == redis::Reply::Kind::array;
     if (replies.size() >= 2) {
@@ -234,12 +276,11 @@ void LockClient::give_up_waiting(const CallFailure& abandoned) {
         const bool granted = answer && std::holds_alternative<Granted>(*answer);
         const bool busy = answer && std::holds_alternative<Busy>(*answer);
         if (granted) {
-            release(); // which wakes the next waiter
-        }
-        if (params_.limit > 1) {
-            leave_queue();
-        } else if (took_token && !granted && !busy) {
-            pass_on_wake();
+            release(); // which wakes the next waiter; the grant took this run out of the queue
+        } else if (!from_shared) {
+            leave_queue(); // and passes on the wake-up it may have been sent
+        } else if (took_token && !busy) {
+            pass_on_wake(true);
         }
         return;
     }
@@ -247,10 +288,13 @@ void LockClient::give_up_waiting(const CallFailure& abandoned) {
     // release on a new connection is safe either way: it deletes nothing that is not ours.
     auto released = release();
     const bool was_ours = released && std::holds_alternative<Released>(*released);
-    if (params_.limit > 1) {
-        leave_queue();
-    } else if (took_token && !was_ours) {
-        pass_on_wake();
+    if (was_ours) {
+        return;
+    }
+    if (!from_shared) {
+        leave_queue(); // and passes on the wake-up it may have been sent
+    } else if (took_token) {
+        pass_on_wake(true);
     }
 }
 
@@ -315,8 +359,8 @@ Expected<BreakAnswer, CallFailure> LockClient::break_lock(const std::string& by,
     return run(scripts::break_lock, {by, why}, decode_break);
 }
 
-void LockClient::pass_on_wake(const Deadline& not_after) {
-    const auto args = with_db({identity_.waiter_id, limit_arg()});
+void LockClient::pass_on_wake(bool from_shared, const Deadline& not_after) {
+    const auto args = with_db({identity_.waiter_id, limit_arg(), from_shared ? "1" : ""});
     if (!not_after) {
         redis::run_script(connection_, scripts::wake, keys_.all(), args);
         return;
@@ -330,8 +374,10 @@ void LockClient::pass_on_wake(const Deadline& not_after) {
 }
 
 void LockClient::leave_queue(const Deadline& not_after) {
-    if (params_.limit > 1) {
-        pass_on_wake(not_after);
+    // An exclusive waiter that is not queued has no place to give up; a token it took from the
+    // shared list and did not use has been passed on where it took it.
+    if (!identity_.waiter_id.empty() && !on_shared_list()) {
+        pass_on_wake(false, not_after);
     }
 }
 

@@ -14,12 +14,17 @@
 
 namespace redlockrun::lock {
 
+// A waiter id for a run of this mode: its mode first ("x-", "s-" or "nN-", as the scripts read it),
+// then random hex digits.
+std::string waiter_id_for(int limit, bool shared);
+
 // Who we are, as recorded in the owner hash. The token is secret: never logged.
 struct Identity {
     std::string token;
     std::string host;
     std::string pid;
-    // A semaphore's waiter is queued, and woken, under this id: public, unlike the token.
+    // A waiter is queued, and woken, under this id: public, unlike the token. It begins with the
+    // mode the queue tells waiters apart by (waiter_id_for()); empty for a run that does not wait.
     std::string waiter_id;
     // Why this holder holds the lock (--note), shown to whoever finds it held; empty: none.
     std::string note;
@@ -39,10 +44,11 @@ inline constexpr Millis parting_call_limit{500};
 struct LockParams {
     Millis ttl{30000};
     TimestampUnit unit = TimestampUnit::milliseconds;
-    Millis min_hold{0}; // --min-hold: the lock stays held at least this long after the grant
-    int limit = 1;      // --limit: 1 is an exclusive lock, N a semaphore of N holders
-    // How long a semaphore's waiter keeps its place in the queue after each busy answer without
-    // asking again; 0 for a run that does not wait (it is not queued).
+    Millis min_hold{0};  // --min-hold: the lock stays held at least this long after the grant
+    int limit = 1;       // --limit: 1 is an exclusive lock, N a semaphore of N holders
+    bool shared = false; // --shared: one of up to shared_cap holders, none of them exclusive
+    // How long a waiter keeps its place in the queue after each busy answer without asking
+    // again; 0 for a run that does not wait (it is not queued).
     Millis queue_place{0};
     // --replicas: every grant and renewal is followed, in the same write, by WAIT for this many
     // replicas, for up to replica_wait.
@@ -81,9 +87,8 @@ public:
     Expected<Attempt, redis::CallFailure> wait_then_acquire(Millis timeout);
 
     // After an abandoned wait_then_acquire(): its acquire may have run, and won, just before, and
-    // it may have taken the wake-up token. Releases what may be ours, passes the token on unless
-    // the acquire is known to have used it (a grant, released here, or a busy answer). Best
-    // effort.
+    // it may have taken a wake-up token. Releases what may be ours; otherwise leaves the queue,
+    // passing on the wake-up it may have been sent. Best effort.
     void give_up_waiting(const redis::CallFailure& abandoned);
 
     // Gives up at not_after: a renewal that answers after the lock's validity is worthless. A
@@ -102,8 +107,8 @@ public:
     // --break: ends every holder's claim, saying `by` whom and `why` to each at its next renewal.
     Expected<BreakAnswer, redis::CallFailure> break_lock(const std::string& by,
                                                          const std::string& why);
-    // A semaphore's waiter that gives up leaves the queue, and passes on a wake-up it may have
-    // been sent; within not_after, if given. Best effort: a place not given up lapses by itself.
+    // A waiter that gives up leaves the queue, and passes on a wake-up it may have been sent;
+    // within not_after, if given. Best effort: a place not given up lapses by itself.
     void leave_queue(const Deadline& not_after = {});
 
     const LockKeys& keys() const { return keys_; }
@@ -121,15 +126,27 @@ private:
         const redis::CallOptions& options = {});
     std::vector<std::string> with_db(const std::vector<std::string>& args) const;
     std::vector<std::string> acquire_args() const;
-    std::string limit_arg() const { return std::to_string(params_.limit); }
-    // The list this run blocks on: the lock's wake-up list, or a semaphore waiter's own.
+    // The mode, as the scripts take it: "1" (exclusive), "shared", or a semaphore's N.
+    std::string limit_arg() const {
+        return params_.shared ? std::string("shared") : std::to_string(params_.limit);
+    }
+    // The list this run blocks on: the shared wake-up list for an exclusive waiter that is not
+    // queued (no one was queued when it last asked), otherwise its own, named after its waiter id.
     std::string wake_list() const;
+    bool on_shared_list() const { return !params_.shared && params_.limit == 1 && !queued_; }
+    // Whether this exclusive waiter came before everyone queued: it has asked before, within its
+    // place's time, and was never queued (acquire.lua's ARGV[14]).
+    bool came_first() const;
+    // Keeps what a busy answer says of this waiter's place in the queue.
+    void note_place(const Expected<Attempt, redis::CallFailure>& attempt);
+    Expected<Attempt, redis::CallFailure> acquire_once();
+    Expected<Attempt, redis::CallFailure> wait_then_acquire_once(Millis timeout);
     // After a refused login, the acquire at this position of the replies may still have won.
     void undo_if_granted(const redis::CallFailure& failure, size_t acquire_index);
-    // Passes on a wake-up token this run took and will not use (for a semaphore's waiter: leaves
-    // the queue, waking the waiters a free slot is kept for); within not_after, if given, and then
-    // in one request (the script sent in full).
-    void pass_on_wake(const Deadline& not_after = {});
+    // Passes on a wake-up token this run took and will not use: the shared list's token, if it
+    // blocked there (`from_shared`), or its place in the queue, waking the waiters that may hold
+    // the lock now; within not_after, if given, and then in one request (the script sent in full).
+    void pass_on_wake(bool from_shared, const Deadline& not_after = {});
     // The WAIT that follows a grant or a renewal with --replicas; none without.
     std::vector<redis::Command> confirmation() const;
     // The failure to report if `wait_reply` (WAIT's answer) counts fewer replicas than asked for.
@@ -144,6 +161,9 @@ private:
     Identity identity_;
     LockParams params_;
     std::string db_;
+    bool queued_ = false;      // the last busy answer said this waiter is in the queue
+    bool ever_queued_ = false; // one ever did
+    std::optional<SteadyTime> last_busy_;
 };
 
 } // namespace redlockrun::lock

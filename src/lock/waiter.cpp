@@ -65,6 +65,8 @@ public:
           may_wait_(policy.may_wait()), random_(random_seed()) {}
 
     WaitOutcome run();
+    // Whether a busy answer has queued this waiter: one that gives up must leave the queue.
+    bool queued() const { return queued_; }
 
 private:
     using Try = Expected<Attempt, CallFailure>;
@@ -87,6 +89,8 @@ private:
     // queue and passes that on, or the waiters behind it would wait until its place lapses.
     [[noreturn]] void refuse(ExitStatus status, std::string message);
     void reachable_again();
+    // Why a run was refused a lock held in another mode, or with another --limit.
+    std::string describe_mismatch(const LimitMismatch& mismatch) const;
     Millis waited() const { return steady_now() - start_; }
     bool time_left() const { return may_wait_ && steady_now() < deadline_; }
     const std::string& key() const { return lock_.keys().lock; }
@@ -101,7 +105,7 @@ private:
     std::minstd_rand random_;
     bool answered_ = false; // Redis has answered once in this run
     bool announced_ = false;
-    bool queued_ = false; // a busy answer has queued this semaphore waiter
+    bool queued_ = false; // a busy answer has queued this waiter
     std::optional<SteadyTime> unreachable_since_;
     bool outage_noticed_ = false;
     Millis reconnect_delay_{0};
@@ -159,11 +163,7 @@ WaitOutcome Waiter::run() {
             return *foreign;
         }
         if (auto* mismatch = std::get_if<LimitMismatch>(&answer)) {
-            refuse(ExitStatus::usage,
-                   fmt::format("{} is held as a --limit {} semaphore; a run with --limit {} "
-                               "cannot share it (every holder must use the same limit); "
-                               "nothing was changed",
-                               key(), mismatch->held_limit, lock_.params().limit));
+            refuse(ExitStatus::usage, describe_mismatch(*mismatch));
         }
         if (auto* exhausted = std::get_if<FencesExhausted>(&answer)) {
             refuse(ExitStatus::unavailable,
@@ -190,7 +190,7 @@ WaitOutcome Waiter::run() {
             announced_ = true;
         }
         // A redlockrun holder's release wakes a waiter; a classic client's plain DEL wakes no one.
-        const bool wakes = busy.holder || busy.limit > 1;
+        const bool wakes = busy.holder || busy.limit > 1 || busy.queued_ahead > 0;
         const Millis cap = wakes ? policy_.longest_block : policy_.classic_recheck;
         Millis block = std::min({busy.remaining, busy.recheck, cap}) + Millis{jitter_ms(random_)};
         block = std::min(block, deadline_ - steady_now());
@@ -291,6 +291,23 @@ std::optional<Stopped> Waiter::ride_out(const CallFailure& failure) {
     return std::nullopt;
 }
 
+std::string Waiter::describe_mismatch(const LimitMismatch& mismatch) const {
+    const std::string ours = lock_.params().shared
+                                 ? std::string("a --shared run")
+                                 : fmt::format("a run with --limit {}", lock_.params().limit);
+    if (mismatch.held_limit == "shared") {
+        return fmt::format("{} is held by shared holders (--shared); {} cannot share it (shared "
+                           "holders and a semaphore's never mix on one key); nothing was changed",
+                           key(), ours);
+    }
+    const std::string why = lock_.params().shared
+                                ? "shared holders and a semaphore's never mix on one key"
+                                : "every holder must use the same limit";
+    return fmt::format("{} is held as a --limit {} semaphore; {} cannot share it ({}); nothing "
+                       "was changed",
+                       key(), mismatch.held_limit, ours, why);
+}
+
 void Waiter::reachable_again() {
     if (!unreachable_since_) {
         return;
@@ -309,9 +326,10 @@ void Waiter::reachable_again() {
 
 WaitOutcome acquire_lock(LockClient& lock, const WaitPolicy& policy,
                          const Interruptions& interruptions, const Logger& log) {
-    WaitOutcome outcome = Waiter(lock, policy, interruptions, log).run();
-    if (lock.params().queue_place.count() > 0 && !std::holds_alternative<Acquired>(outcome)) {
-        lock.leave_queue(); // a semaphore's waiter that gives up must not hold up those behind it
+    Waiter waiter(lock, policy, interruptions, log);
+    WaitOutcome outcome = waiter.run();
+    if (waiter.queued() && !std::holds_alternative<Acquired>(outcome)) {
+        lock.leave_queue(); // a waiter that gives up must not hold up those behind it
     }
     return outcome;
 }

@@ -116,9 +116,13 @@ Declarations::Declarations() {
           "give up after waiting this long, for the lock\nor for Redis at start (0: same as "
           "-n;\ndefault: wait forever)",
           &OptionText::wait);
-    // An exclusive lock is the only kind there is, so -x changes nothing; it is declared for the
-    // scripts written for flock(1) that say so.
-    flag("-x,--exclusive", "an exclusive lock: the default, as in flock(1)", nullptr);
+    // As in flock(1): -s shares the lock with other -s runs, -x (the default) takes it alone.
+    flag("-s,--shared",
+         "share the lock with other --shared runs\n(readers), never with an exclusive one;\n"
+         "waiters of both kinds are served in the\norder they came",
+         &OptionText::shared);
+    flag("-x,--exclusive", "an exclusive lock: the default, as in flock(1)",
+         &OptionText::exclusive);
     value(
         "-t,--ttl", "<duration>", InConfigFile::yes,
         "how long the lock stays valid (default 30s);\nrenewed every ttl/3 while the command runs",

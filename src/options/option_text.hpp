@@ -20,6 +20,8 @@ struct OptionText {
     std::optional<Setting> timestamp_unit;
     std::optional<Setting> min_hold;
     std::optional<Setting> limit;
+    bool shared = false;
+    bool exclusive = false;
     std::optional<Setting> note;
     std::optional<Setting> conflict_exit_code;
     std::optional<Setting> shell_command;

@@ -64,6 +64,9 @@ const char* refused_with_a_reading(const Options& options) {
     if (options.limit != 1) {
         return "--limit";
     }
+    if (options.shared) {
+        return "--shared";
+    }
     return options.min_hold.count() > 0 ? "--min-hold" : "--note";
 }
 
@@ -88,6 +91,8 @@ Options to_options(const OptionText& text) {
         }
     }
     options.renew = !text.no_renew;
+    options.shared = text.shared;
+    options.exclusive = text.exclusive;
     if (text.on_lost) {
         if (text.on_lost->value == "term") {
             options.on_lost = OnLost::term;
@@ -208,9 +213,9 @@ void validate_break(const Options& options) {
         throw UsageError("--break takes no command");
     }
     if (options.status || options.list_pattern || options.json || options.limit != 1 ||
-        options.min_hold.count() > 0) {
-        throw UsageError(
-            "--break goes with none of --status, --list, --json, --limit and --min-hold");
+        options.shared || options.min_hold.count() > 0) {
+        throw UsageError("--break goes with none of --status, --list, --json, --limit, --shared "
+                         "and --min-hold: it ends every holder's claim, whatever its mode");
     }
 }
 
@@ -243,9 +248,25 @@ void validate_hold(const Options& options) {
     }
 }
 
+// -s and -x name two modes; --limit is a third.
+void validate_mode(const Options& options) {
+    if (options.shared && options.exclusive) {
+        throw UsageError("-s (--shared) and -x (--exclusive) exclude each other");
+    }
+    if (options.shared && options.limit != 1) {
+        throw UsageError("--shared and --limit exclude each other: shared holders and a "
+                         "semaphore's are two kinds of lock");
+    }
+    if (options.exclusive && options.limit != 1) {
+        throw UsageError("-x (--exclusive) and --limit exclude each other: --limit lets several "
+                         "holders in");
+    }
+}
+
 } // namespace
 
 void validate(const Options& options) {
+    validate_mode(options);
     if (options.release_handle || options.check_handle) {
         validate_hold_handle_use(options);
         return;
@@ -272,7 +293,8 @@ void validate(const Options& options) {
         if (!options.command.empty() || options.shell_command) {
             throw UsageError("--list takes no command");
         }
-        if (options.limit != 1 || options.min_hold.count() > 0 || !options.note.empty()) {
+        if (options.limit != 1 || options.shared || options.min_hold.count() > 0 ||
+            !options.note.empty()) {
             throw UsageError(fmt::format("--list takes no {}: it only reads the locks",
                                          refused_with_a_reading(options)));
         }
@@ -285,7 +307,8 @@ void validate(const Options& options) {
         if (!options.command.empty() || options.shell_command) {
             throw UsageError("--status takes no command");
         }
-        if (options.limit != 1 || options.min_hold.count() > 0 || !options.note.empty()) {
+        if (options.limit != 1 || options.shared || options.min_hold.count() > 0 ||
+            !options.note.empty()) {
             throw UsageError(fmt::format("--status takes no {}: it only reads the lock",
                                          refused_with_a_reading(options)));
         }

@@ -37,9 +37,11 @@ struct Options {
     Millis kill_after{10000};                           // --kill-after
     int lost_exit_code = to_int(ExitStatus::lock_lost); // --lost-exit-code
     lock::TimestampUnit timestamp_unit = lock::TimestampUnit::milliseconds;
-    Millis min_hold{0}; // --min-hold; 0: released at once when the command ends
-    int limit = 1;      // --limit; 1: an exclusive lock
-    std::string note;   // --note; empty: none
+    Millis min_hold{0};     // --min-hold; 0: released at once when the command ends
+    int limit = 1;          // --limit; 1: an exclusive lock
+    bool shared = false;    // -s: a shared lock
+    bool exclusive = false; // -x was given: the default, said out loud (as in flock(1))
+    std::string note;       // --note; empty: none
     int conflict_exit_code = to_int(ExitStatus::not_acquired); // -E
     std::optional<std::string> shell_command;                  // -c
     std::vector<std::string> command;                          // after the options
@@ -80,7 +82,8 @@ inline constexpr std::size_t max_note_bytes = 256;
 Options to_options(const OptionText& text);
 
 // Throws UsageError for combinations that make no sense: no key, no command, both a command and
-// -c, a command with --status, -n with -w, --limit, --min-hold or --note with --status, --json
+// -c, a command with --status, -n with -w, -s with -x or --limit, --limit, -s, --min-hold or
+// --note with --status, --json
 // without --status, --list or --hold, --list with a key, a command or --status; a command with
 // --hold, --owner none without --max-hold, --owner or --max-hold without --hold; --release and
 // --check with anything that names a lock or a command.

@@ -50,17 +50,14 @@ Millis replica_wait(const Options& options) {
     return std::min(options.connect_timeout, options.ttl / 3);
 }
 
-lock::Identity make_identity(int limit, std::string pid, const std::string& note, bool hold) {
+lock::Identity make_identity(const Options& options, std::string pid, bool hold) {
     char host[HOST_NAME_MAX + 1] = {};
     if (::gethostname(host, sizeof host - 1) != 0) {
         host[0] = '\0';
     }
-    return lock::Identity{lock::make_token(),
-                          host,
-                          std::move(pid),
-                          limit > 1 ? lock::make_token() : std::string(),
-                          note,
-                          hold};
+    return lock::Identity{lock::make_token(), host,
+                          std::move(pid),     lock::waiter_id_for(options.limit, options.shared),
+                          options.note,       hold};
 }
 
 lock::LockKeys keys_of(const std::string& key) {
@@ -85,11 +82,11 @@ LockAttempt::LockAttempt(const Options& options, const redis::ConnectionSettings
                          const Logger& log, std::string pid, bool hold)
     : wakeup{signals.fd(), [this] { return router.handle(); }}, connection(settings, &wakeup),
       policy(wait_policy(options)),
-      lock(connection, keys_of(options.key),
-           make_identity(options.limit, std::move(pid), options.note, hold),
+      lock(connection, keys_of(options.key), make_identity(options, std::move(pid), hold),
            lock::LockParams{options.ttl, options.timestamp_unit, options.min_hold, options.limit,
-                            policy.may_wait() ? policy.queue_place : Millis{0}, options.replicas,
-                            replica_wait(options), options.renew ? options.ttl / 3 : Millis{0}}),
+                            options.shared, policy.may_wait() ? policy.queue_place : Millis{0},
+                            options.replicas, replica_wait(options),
+                            options.renew ? options.ttl / 3 : Millis{0}}),
       options_(options), log_(log) {}
 
 std::variant<lock::Acquired, int> LockAttempt::acquire(const std::string& not_done) {

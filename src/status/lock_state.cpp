@@ -110,6 +110,7 @@ LockState interpret_status(const std::string& key, const lock::StatusSnapshot& s
         return state;
     }
     state.semaphore = snapshot.limit.has_value();
+    state.shared = snapshot.shared;
     state.limit = snapshot.limit.value_or(1);
     for (const auto& record : snapshot.holders) {
         state.holders.push_back(holder_state(record, snapshot.now_ms));

@@ -57,9 +57,11 @@ struct LockState {
     std::optional<lock::Timestamp> timestamp;
     std::optional<long long> remaining_ms; // until the key's expiry; 0 once it has passed
     std::string last_fence;                // the fence counter; empty if there is none
-    // While held: 1 for an exclusive lock, N for a semaphore (--limit N).
+    // While held: 1 for an exclusive lock, N for a semaphore (--limit N), the cap on shared holders
+    // (lock::shared_cap) for shared ones.
     std::optional<long long> limit;
-    bool semaphore = false;
+    bool semaphore = false; // held by a semaphore's holders, or by shared ones
+    bool shared = false;    // held by shared holders (--shared)
     // Earliest grant first (then by fence); empty unless held.
     std::vector<HolderState> holders;
 };

@@ -23,9 +23,19 @@ std::optional<std::string> unless_empty(const std::string& text) {
     return text.empty() ? std::nullopt : std::optional(text);
 }
 
-std::string holder_json(const HolderState& holder) {
+// How a lock is held, as the JSON names it: "exclusive", "shared" or "semaphore"; none while free.
+std::optional<std::string> mode_of(const LockState& state) {
+    if (state.condition != LockCondition::held &&
+        state.condition != LockCondition::held_after_command) {
+        return std::nullopt;
+    }
+    return state.shared ? "shared" : (state.semaphore ? "semaphore" : "exclusive");
+}
+
+std::string holder_json(const HolderState& holder, const std::optional<std::string>& mode) {
     JsonObject object;
     object.string("client", holder.classic ? "classic" : "redlockrun")
+        .string("mode", mode)
         .string("host", holder.classic ? std::nullopt : unless_empty(holder.holder.host))
         .number("pid", json_number(holder.holder.pid))
         .number("fence", json_number(holder.fence))
@@ -43,8 +53,9 @@ std::string holder_json(const HolderState& holder) {
 
 std::string status_json(const LockState& state) {
     std::vector<std::string> holders;
+    const auto mode = mode_of(state);
     for (const auto& holder : state.holders) {
-        holders.push_back(holder_json(holder));
+        holders.push_back(holder_json(holder, mode));
     }
     JsonObject object;
     object.string("key", state.key)
@@ -52,6 +63,7 @@ std::string status_json(const LockState& state) {
         .string("redis_type", state.redis_type)
         .string("value", state.value)
         .number("limit", state.limit)
+        .string("mode", mode)
         .number("server_time_ms", state.now_ms)
         .number("expires_ms",
                 state.timestamp ? std::optional(state.timestamp->expiry_ms) : std::nullopt)

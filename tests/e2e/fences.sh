@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fencing tokens: strictly increasing per key, up to the largest the scripts count exactly (2^53-1);
 # beyond that, or with a counter that holds no number, the lock is refused (69) and nothing is
-# written.
+# written. The counter expires 7 days after the last grant; fences go on growing from the clock.
 . "$(dirname "$0")/lib.sh"
 
 FENCE='{job}:redlockrun:fence'
@@ -70,6 +70,55 @@ test_a_counter_that_holds_no_number_refuses_the_lock() {
     server_us=$(rcli time | paste -sd' ' | awk '{ printf "%d%06d", $1, $2 }')
     [ "$out" -gt 1000000000000000 ] && [ "$out" -le "$server_us" ] ||
         fail "the fence after deleting the counter is $out, not the server's time in microseconds (now $server_us)"
+}
+
+SEVEN_DAYS_MS=$((7 * 24 * 3600 * 1000))
+
+# The counter's expiry in ms from now: within the minute before 7 days (the test's own time).
+expect_counter_kept_for_7_days() { # WHAT
+    local pttl
+    pttl=$(rcli pttl "$FENCE")
+    expect_ge "$pttl" $((SEVEN_DAYS_MS - 60000)) "$1: the counter's PTTL"
+    expect_ge "$SEVEN_DAYS_MS" "$pttl" "$1: the counter's PTTL, at most 7 days"
+}
+
+test_the_counter_expires_7_days_after_the_last_grant() {
+    local limit
+    # Every way a fence is counted: a run's grant, a semaphore slot's, and --break's move past them.
+    for limit in 1 2; do
+        rcli flushall >/dev/null
+        run_rlr -k job --limit "$limit" -c 'echo "$REDLOCKRUN_FENCE"'
+        expect_status 0 "--limit $limit"
+        expect_counter_kept_for_7_days "after a grant, --limit $limit"
+        # An older grant's expiry is pushed back by the next one: it counts from the last grant.
+        rcli pexpire "$FENCE" 5000 >/dev/null
+        run_rlr -k job --limit "$limit" -- true
+        expect_status 0 "--limit $limit, again"
+        expect_counter_kept_for_7_days "after a second grant, --limit $limit"
+    done
+    start_bg holder -t 3s -k job -- sleep 30
+    wait_for "the holder" lock_held job
+    rcli pexpire "$FENCE" 5000 >/dev/null
+    run_rlr -k job --break
+    expect_status 0 "--break"
+    expect_counter_kept_for_7_days "after --break"
+    exit_of "$holder"
+    expect_eq "$?" 76 "the broken holder's exit status"
+}
+
+test_fences_grow_past_an_expired_counter() {
+    local first second
+    run_rlr -k job -c 'echo "$REDLOCKRUN_FENCE"'
+    expect_status 0
+    first=$out
+    # What 7 days without a grant leave: no counter.
+    rcli del "$FENCE" >/dev/null
+    run_rlr -k job -c 'echo "$REDLOCKRUN_FENCE"'
+    expect_status 0
+    second=$out
+    /usr/bin/python3 -c "import sys; sys.exit(0 if int(sys.argv[2]) > int(sys.argv[1]) else 1)" \
+        "$first" "$second" || fail "the fence after the counter expired, $second, is not larger than $first"
+    expect_counter_kept_for_7_days "the new counter"
 }
 
 test_a_waiter_refused_for_its_fence_leaves_nothing_behind() {

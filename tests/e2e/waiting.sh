@@ -301,6 +301,7 @@ test_a_grant_behind_a_failed_blpop_is_used_not_dropped() {
 }
 
 test_a_blpop_error_without_a_grant_is_69_naming_the_key() {
+    # An exclusive waiter with no one queued blocks on the shared wake-up list.
     rcli set job $(( $(server_ms) + 60000 )) >/dev/null
     rcli set '{job}:redlockrun:wake' not-a-list >/dev/null
     run_rlr -w 30s -k job -- touch "$WORK/ran"
@@ -308,6 +309,25 @@ test_a_blpop_error_without_a_grant_is_69_naming_the_key() {
     expect_contains "$err" "redlockrun: cannot wait on the wake-up list {job}:redlockrun:wake: Redis at 127.0.0.1:$REDIS_PORT answered with an error: WRONGTYPE" "message"
     [ -e "$WORK/ran" ] && fail "the command ran"
     expect_eq "$(rcli get '{job}:redlockrun:wake')" not-a-list "the wake-up key is left alone"
+    expect_eq "$(rcli exists '{job}:redlockrun:queue')" 0 "the waiter was not queued"
+}
+
+test_a_queued_waiter_s_blpop_error_is_69_naming_its_list() {
+    # A classic client holds the lock (rechecked every 100 ms); a shared waiter is queued, and
+    # blocks on a list of its own, named after the id it is queued under, which something else
+    # then overwrites.
+    rcli set job $(( $(server_ms) + 60000 )) >/dev/null
+    start_bg waiter -s -w 30s -k job -- touch "$WORK/ran"
+    wait_for "the waiter to be queued" test "$(rcli zcard '{job}:redlockrun:queue')" = 1
+    local id list
+    id=$(rcli zrange '{job}:redlockrun:queue' 0 -1 | sed 's/^[0-9]*://')
+    list="{job}:redlockrun:wake:$id"
+    rcli set "$list" not-a-list >/dev/null
+    exit_of "$waiter"
+    expect_eq "$?" 69 "the waiter's exit status"
+    expect_contains "$(cat "$WORK/waiter.err")" "redlockrun: cannot wait on the wake-up list $list: Redis at 127.0.0.1:$REDIS_PORT answered with an error: WRONGTYPE" "message"
+    [ -e "$WORK/ran" ] && fail "the command ran"
+    expect_eq "$(rcli exists '{job}:redlockrun:queue')" 0 "the waiter left the queue"
 }
 
 # The server loses its scripts (SCRIPT FLUSH, or a restart that kept the data) while waiters block:
@@ -385,13 +405,34 @@ test_a_release_replaces_a_wake_up_key_of_another_type() {
 }
 
 test_a_release_deletes_a_queue_key_of_another_type() {
-    # The semaphores' queue key, written by someone else: an exclusive release, which looks there
-    # for a semaphore waiter to wake, still releases, and deletes the key, which holds no waiter.
+    # The waiters' queue key, written by someone else: an exclusive release, which looks there for
+    # the waiter to wake, still releases, and deletes the key, which holds no waiter.
     rcli set '{job}:redlockrun:queue' not-a-queue >/dev/null
     run_rlr -k job -- true
     expect_status 0
     expect_not_contains "$err" "could not release" "the release"
     expect_eq "$(rcli exists job '{job}:redlockrun:owner' '{job}:redlockrun:queue')" 0 "released, and the foreign queue key deleted"
+}
+
+# A waiter killed with SIGKILL while it waits (cron's timeout, a cancelled CI job) leaves no one to
+# pass its turn on: the release must still reach the next waiter at once, not when the dead one's
+# place in the queue lapses (10 s).
+test_a_waiter_killed_while_waiting_does_not_hold_up_the_next() {
+    start_bg holder -k job -c "while [ ! -e '$WORK/release' ]; do sleep 0.02; done"
+    wait_for "the holder" lock_held job
+    start_bg killed -w 30s -k job -- touch "$WORK/killed-ran"
+    wait_for "the first waiter to block" blocked_clients_are 1
+    start_bg next -w 30s -k job -c "date +%s%3N >'$WORK/next-start'"
+    wait_for "the second waiter to block" blocked_clients_are 2
+    kill -KILL "$killed"
+    wait_for "the killed waiter's connection to close" blocked_clients_are 1
+    local released_at
+    released_at=$(now_ms)
+    touch "$WORK/release"
+    exit_of "$holder" || fail "the holder failed"
+    exit_of "$next" || fail "the next waiter failed: $(cat "$WORK/next.err")"
+    expect_lt $(($(cat "$WORK/next-start") - released_at)) 3000 "the next waiter started soon after the release"
+    [ -e "$WORK/killed-ran" ] && fail "the killed waiter's command ran"
 }
 
 test_mutual_exclusion_under_contention() {

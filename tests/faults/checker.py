@@ -19,6 +19,8 @@ A history is the recorder's events (recorder.py) and the contenders, each a dict
                 between; None if no break named it
     limit       its --limit: 1 (or absent) for an exclusive lock and for the classic client, N > 1
                 for one of a semaphore's N holders
+    shared      True for a shared lock's holder (redlockrun -s), False or absent otherwise; it
+                must say what the section's BEGIN said
 
 It reports, and fails on:
 - an overlap of two sections that no fault explains. It is explained only if both are redlockrun
@@ -64,6 +66,21 @@ sections by their beginning (a holder granted first may start its command last),
   with another limit);
 - each semaphore section increments a counter of its own: every accepted write must be its
   previous accepted value + 1 there too.
+
+Shared locks (redlockrun -s). A shared section overlaps only shared sections: any number of them may
+run at once, whatever their fences, and a pair of them is no overlap. A shared section beside an
+exclusive or a classic one (a classic section counts as exclusive) is an overlap judged as above:
+explained only if the stale one of the two, the smaller fence, carries the allowance, exited 76,
+ended within its bounds, and the resource went over to the newer fence. A shared section beside a
+semaphore's is never explained (redlockrun refuses --shared with --limit, and holders of one key
+mixing them). As for a semaphore, a reader granted first may start its command last, so shared
+sections are not held to begin in the order of their fences among themselves; against the
+sections of the other modes, fences must grow in the order the sections began. The counter
+(critical.py): a reader writes back the value it read, so
+- an accepted write of a shared section must leave the counter as it was: a write-back of another
+  value undoes a write that came between the reader's read and its write-back, a lost increment;
+- the accepted reads of a shared section must all see one value: a changed one is a write that
+  ran while the reader held the lock.
 """
 from collections import Counter
 from dataclasses import dataclass, field
@@ -90,10 +107,22 @@ class Section:
     accesses: list = field(default_factory=list)  # reads and writes: (time, accepted)
     limit: int = 1
     open_from: int | None = None  # a semaphore section: from when it counts as holding
+    shared: bool = False  # the section of a shared lock (redlockrun -s)
+    conn: int | None = None  # the recorder's connection number
+    reads: list = field(default_factory=list)  # the values of its accepted reads
 
     @property
     def semaphore(self):
         return self.kind == "redlockrun" and self.limit > 1
+
+    @property
+    def reader(self):
+        return self.kind == "redlockrun" and self.shared and not self.semaphore
+
+    @property
+    def mode(self):
+        """Which sections it may run beside: those of its own mode, unless it is exclusive."""
+        return "semaphore" if self.semaphore else "shared" if self.reader else "exclusive"
 
     def first_accepted(self):
         return next((t for t, accepted in self.accesses if accepted), None)
@@ -119,17 +148,29 @@ def sections_of(events):
         conn = event["conn"]
         if event["ev"] == "begin":
             by_connection[conn] = Section(event["holder"], event["kind"], event["fence"], event["t"],
-                                          limit=event.get("limit", 1))
+                                          limit=event.get("limit", 1),
+                                          shared=event.get("shared", False), conn=conn)
             continue
         section = by_connection.get(conn)
         if section is None:
             continue
         if event["ev"] in ("read", "write"):
             section.accesses.append((event["t"], event["accepted"]))
+            if event["ev"] == "read" and event["accepted"]:
+                section.reads.append(event["value"])
         elif event["ev"] == "end":
             section.end = event["t"]
             section.abrupt = event["abrupt"]
     return sorted(by_connection.values(), key=lambda s: s.begin)
+
+
+def mode_name(shared):
+    return "shared" if shared else "exclusive"
+
+
+def describe(section):
+    return f"fence {section.fence}, " + (f"limit {section.limit}" if section.semaphore
+                                          else mode_name(section.reader))
 
 
 def allowed(section, contenders):
@@ -208,7 +249,8 @@ def check_overlap(earlier, later, contenders, verdict, forever):
     the bound its fault gives, and the resource went over to the newer fence. A holder broken
     before its section began may be the later one: then its smaller fence makes it the stale
     one, and the rest is judged the same way."""
-    names = f"{earlier.holder} (fence {earlier.fence}) and {later.holder} (fence {later.fence})"
+    names = " and ".join(f"{s.holder} (fence {s.fence}{', shared' if s.reader else ''})"
+                         for s in (earlier, later))
     stale, newer = earlier, later
     if "classic" not in (earlier.kind, later.kind) and None not in (earlier.fence, later.fence) \
             and later.fence < earlier.fence and began_after_its_break(later, contenders):
@@ -296,6 +338,12 @@ def check(events, contenders):
     sections = sections_of(events)
     for section in sections:
         section.limit = by_id.get(section.holder, {}).get("limit", section.limit) or 1
+        shared = by_id.get(section.holder, {}).get("shared", section.shared)
+        if shared != section.shared:
+            verdict.problems.append(
+                f"the section of {section.holder} began as {mode_name(section.shared)}, and its "
+                f"contender is {mode_name(shared)}")
+        section.shared = shared
     verdict.sections = len(sections)
 
     for section in sections:
@@ -313,20 +361,27 @@ def check(events, contenders):
                 break  # sorted by their beginning: no later section overlaps earlier either
             if earlier.semaphore and later.semaphore:
                 continue  # judged below, by the limit
+            if earlier.reader and later.reader:
+                continue  # readers share the lock
+            if {earlier.mode, later.mode} == {"shared", "semaphore"}:
+                verdict.unexplained += 1
+                verdict.problems.append(
+                    f"unexplained overlap of {earlier.holder} ({describe(earlier)}) and "
+                    f"{later.holder} ({describe(later)}): redlockrun refuses to mix --shared and "
+                    "--limit on one key")
+                continue
             check_overlap(earlier, later, by_id, verdict, forever)
     check_semaphore(sections, by_id, verdict, forever)
 
     fenced = [s for s in sections if s.kind == "redlockrun" and s.fence is not None]
-    largest = {True: None, False: None}  # the largest fence before, of semaphores and of the rest
-    before = None
+    largest = {}  # mode -> the section with the largest fence among those that began so far
     for after in fenced:
-        behind = None  # a section that began before AFTER with a fence not smaller
-        if before is not None and not (before.semaphore and after.semaphore) \
-                and after.fence <= before.fence:
-            behind = before
-        elif largest[not after.semaphore] is not None and \
-                after.fence <= largest[not after.semaphore].fence:
-            behind = largest[not after.semaphore]
+        # A section of a semaphore or a shared lock may begin before one of its own mode granted
+        # before it; every other section that began before it must have a smaller fence.
+        ahead = [s for mode, s in largest.items() if mode != after.mode or mode == "exclusive"]
+        behind = max(ahead, key=lambda s: s.fence, default=None)
+        if behind is not None and after.fence > behind.fence:
+            behind = None
         if behind is not None:
             if began_after_its_break(after, by_id):
                 # Granted before the break, and so before every grant since: out of the order
@@ -336,9 +391,8 @@ def check(events, contenders):
             verdict.problems.append(
                 f"fence went backwards: {behind.holder} had {behind.fence}, then {after.holder} "
                 f"began with {after.fence}")
-        if largest[after.semaphore] is None or after.fence > largest[after.semaphore].fence:
-            largest[after.semaphore] = after
-        before = after
+        if after.mode not in largest or after.fence > largest[after.mode].fence:
+            largest[after.mode] = after
     for fence, count in Counter(s.fence for s in fenced).items():
         if count > 1:
             holders = ", ".join(s.holder for s in fenced if s.fence == fence)
@@ -346,10 +400,17 @@ def check(events, contenders):
 
     previous = 0
     own = {}  # a semaphore section's own counter, by connection
+    readers = {s.conn: s for s in sections if s.reader}
     for event in events:
         if event["ev"] == "write" and event["accepted"]:
             before = own.get(event["conn"], 0) if event.get("own") else previous
-            if event["value"] != before + 1:
+            reader = readers.get(event["conn"])
+            if reader is not None and event["value"] != before:
+                verdict.problems.append(
+                    f"lost increment: the counter went from {before} to {event['value']}, written "
+                    f"back by {reader.holder}, a shared section, whose write-back must leave it "
+                    "as it was")
+            elif reader is None and event["value"] != before + 1:
                 whose = " of its own" if event.get("own") else ""
                 verdict.problems.append(
                     f"lost increment: the counter{whose} went from {before} to {event['value']}")
@@ -357,6 +418,12 @@ def check(events, contenders):
                 own[event["conn"]] = event["value"]
             else:
                 previous = event["value"]
+
+    for reader in readers.values():
+        if len(set(reader.reads)) > 1:
+            verdict.problems.append(
+                f"the counter changed under {reader.holder}, a shared section: it read "
+                f"{', '.join(map(str, reader.reads))}; a write ran while it held the lock")
 
     complete = {s.holder for s in sections if s.end is not None and not s.abrupt}
     for contender in contenders:

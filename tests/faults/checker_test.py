@@ -23,10 +23,12 @@ class History:
         self.conns = {}
         self.counter = 0
         self.largest = None
+        self.largest_exclusive = None
         self.own = {}  # a semaphore holder's own counter
+        self.readers = set()  # the holders of a shared lock
 
     def contender(self, holder, status=0, expect=(0,), may_overlap=False, kind="redlockrun",
-                  limit=1, overlap_until=None, renew_every=None, broken_at=None):
+                  limit=1, overlap_until=None, renew_every=None, broken_at=None, shared=False):
         """MAY_OVERLAP is False or the longest, in seconds, the holder's section may run on beside
         a newer one; OVERLAP_UNTIL (seconds) is the time by which it must have ended instead.
         RENEW_EVERY (seconds) allows it to overlap after a --break instead, BROKEN_AT (seconds,
@@ -42,15 +44,34 @@ class History:
             "broken_between": None if broken_at is None else tuple(
                 int(t * 1e9) for t in (broken_at if isinstance(broken_at, tuple)
                                        else (broken_at, broken_at))),
-            "limit": limit})
+            "limit": limit, "shared": shared})
 
-    def begin(self, t, holder, fence, kind="redlockrun", limit=1):
+    def begin(self, t, holder, fence, kind="redlockrun", limit=1, shared=False):
         self.conns[holder] = (len(self.conns) + 1, kind, fence)
         if limit > 1:
             self.own[holder] = 0
+        if shared:
+            self.readers.add(holder)
         self.events.append({"t": t, "ev": "begin", "conn": self.conns[holder][0], "kind": kind,
                             "holder": holder, "host": "h", "fence": fence, "wall_ns": 0,
-                            "limit": limit})
+                            "limit": limit, "shared": shared})
+
+    def admitted(self, holder, kind, fence, accepted):
+        """ACCEPTED, or the recorder's fence rule: a writer needs a fence not smaller than any
+        accepted before, a reader one larger than every writer's."""
+        if kind != "redlockrun":
+            return True if accepted is None else accepted
+        reader = holder in self.readers
+        if accepted is None:
+            if reader:
+                accepted = self.largest_exclusive is None or fence > self.largest_exclusive
+            else:
+                accepted = self.largest is None or fence >= self.largest
+        if accepted and reader:
+            self.largest = max(self.largest or fence, fence)
+        elif accepted:
+            self.largest = self.largest_exclusive = fence
+        return accepted
 
     def write(self, t, holder, value=None, accepted=None):
         """A write as the recorder would judge it, unless accepted says otherwise. A semaphore
@@ -64,12 +85,9 @@ class History:
             self.events.append({"t": t, "ev": "write", "conn": conn, "value": value,
                                 "accepted": accepted, "own": True})
             return
-        if accepted is None:
-            accepted = kind != "redlockrun" or self.largest is None or fence >= self.largest
-        if accepted and kind == "redlockrun":
-            self.largest = fence
-        if value is None:
-            value = self.counter + 1
+        accepted = self.admitted(holder, kind, fence, accepted)
+        if value is None:  # a reader writes back what it read
+            value = self.counter + (holder not in self.readers)
         if accepted:
             self.counter = value
         self.events.append({"t": t, "ev": "write", "conn": conn, "value": value,
@@ -81,19 +99,22 @@ class History:
             self.events.append({"t": t, "ev": "read", "conn": conn, "value": self.own[holder],
                                 "accepted": True if accepted is None else accepted, "own": True})
             return
-        if accepted is None:
-            accepted = kind != "redlockrun" or self.largest is None or fence >= self.largest
-        if accepted and kind == "redlockrun":
-            self.largest = fence
+        accepted = self.admitted(holder, kind, fence, accepted)
         self.events.append({"t": t, "ev": "read", "conn": conn, "value": self.counter,
                             "accepted": accepted})
 
     def end(self, t, holder, abrupt=False):
         self.events.append({"t": t, "ev": "end", "conn": self.conns[holder][0], "abrupt": abrupt})
 
-    def section(self, start, stop, holder, fence, kind="redlockrun", limit=1):
-        self.begin(start, holder, fence, kind, limit)
-        self.write((start + stop) / 2, holder)
+    def section(self, start, stop, holder, fence, kind="redlockrun", limit=1, shared=False):
+        """A section that writes once, halfway; a shared one reads a third of the way and writes
+        back what it read two thirds of the way."""
+        self.begin(start, holder, fence, kind, limit, shared)
+        if shared:
+            self.read(start + (stop - start) / 3, holder)
+            self.write(start + (stop - start) * 2 / 3, holder)
+        else:
+            self.write((start + stop) / 2, holder)
         self.end(stop, holder)
 
     def verdict(self):
@@ -665,6 +686,199 @@ class SemaphoreTest(unittest.TestCase):
         self.assertTrue(v.ok, v.problems)
 
 
+class SharedTest(unittest.TestCase):
+    """Sections of shared locks (redlockrun -s), readers: any number at once, never beside an
+    exclusive, classic or semaphore section. A reader writes back the value it read."""
+
+    assertFlags = CheckerTest.assertFlags
+
+    def readers(self, h, times, first_fence=10, **contender):
+        """Readers r0, r1, ... with sections at TIMES (start, stop) and fences growing from
+        FIRST_FENCE (or given as a third element)."""
+        for i, (start, stop, *fence) in enumerate(times):
+            h.contender(f"r{i}", shared=True, **contender)
+            h.section(start, stop, f"r{i}", fence[0] if fence else first_fence + i, shared=True)
+
+    def test_readers_overlapping_each_other_pass(self):
+        # Between two writers; the readers begin out of the order of their fences, as readers
+        # granted together may.
+        h = History()
+        h.contender("x")
+        h.section(0, 1, "x", 5)
+        self.readers(h, [(2, 10, 12), (3, 9, 10), (4, 12, 11)])
+        h.contender("y")
+        h.section(13, 14, "y", 20)
+        v = h.verdict()
+        self.assertTrue(v.ok, v.problems)
+        self.assertEqual((v.sections, v.explained, v.unexplained), (5, 0, 0))
+
+    def test_a_reader_overlapping_a_writer_without_an_allowance_fails(self):
+        for reader_first in (True, False):
+            h = History()
+            h.contender("r", shared=True)
+            h.contender("x")
+            if reader_first:
+                h.section(0, 10, "r", 1, shared=True)
+                h.section(5, 15, "x", 2)
+                names = "r (fence 1, shared) and x (fence 2)"
+            else:
+                h.section(0, 10, "x", 1)
+                h.section(5, 15, "r", 2, shared=True)
+                names = "x (fence 1) and r (fence 2, shared)"
+            v = h.verdict()
+            self.assertFlags(v, f"unexplained overlap of {names}: no fault in this scenario "
+                                "allows")
+            self.assertEqual(v.unexplained, 1)
+
+    def test_a_reader_beside_a_classic_section_fails(self):
+        # A classic client's section counts as exclusive, and has no fence to order it.
+        h = History()
+        self.readers(h, [(0, 10)], status=76, expect=(76,), may_overlap=True)
+        h.contender("c", kind="classic")
+        h.section(5, 15, "c", None, kind="classic")
+        self.assertFlags(h.verdict(), "unexplained overlap of r0 (fence 10, shared) and c (fence "
+                                      "None): a classic section has no fence")
+
+    def paused_reader(self, resumed, reader_fence=1, write_back_accepted=None):
+        """A reader (READER_FENCE) read 0 and was paused past its TTL; a writer (fence 2) begins
+        at 5 and writes 1 at 10; the reader, continued, writes back 0 at 12 (refused unless
+        WRITE_BACK_ACCEPTED) and ends at 13, 76. Its allowance ends at RESUMED."""
+        h = History()
+        h.contender("r", status=76, expect=(76,), overlap_until=resumed, shared=True)
+        h.contender("x")
+        h.begin(0, "r", reader_fence, shared=True)
+        h.read(1, "r")
+        h.section(5, 15, "x", 2)
+        h.write(12, "r", value=0, accepted=write_back_accepted)
+        h.end(13, "r", abrupt=True)
+        return h.verdict()
+
+    def test_a_writer_overlapping_a_paused_reader_within_its_allowance_passes(self):
+        v = self.paused_reader(resumed=14)
+        self.assertTrue(v.ok, v.problems)
+        self.assertEqual((v.explained, v.unexplained, v.lost), (1, 0, 1))
+
+    def test_a_writer_overlapping_a_paused_reader_beyond_its_allowance_fails(self):
+        v = self.paused_reader(resumed=11)
+        self.assertFlags(v, "unexplained overlap of r (fence 1, shared) and x (fence 2): r ran on "
+                            "2.0 s past the end its fault allows")
+        self.assertEqual((v.explained, v.unexplained), (0, 1))
+
+    def test_a_paused_reader_with_the_larger_fence_fails(self):
+        v = self.paused_reader(resumed=14, reader_fence=3)
+        self.assertFlags(v, "unexplained overlap of r (fence 3, shared) and x (fence 2): the later "
+                            "holder's fence is not larger")
+        self.assertFlags(v, "fence went backwards: r had 3, then x began with 2")
+
+    def test_a_paused_readers_write_back_accepted_after_the_writer_fails(self):
+        # A resource that served the stale reader: its write-back undoes the writer's increment.
+        v = self.paused_reader(resumed=14, write_back_accepted=True)
+        self.assertFlags(v, "the stale holder's access was accepted after the newer holder's")
+        self.assertFlags(v, "lost increment: the counter went from 1 to 0, written back by r, a "
+                            "shared section")
+
+    def test_a_reader_overlapping_a_paused_writer_within_its_allowance_passes(self):
+        def history(resumed):
+            h = History()
+            h.contender("x", status=76, expect=(76,), overlap_until=resumed)
+            h.begin(0, "x", 1)
+            h.read(0.5, "x")
+            self.readers(h, [(5, 15), (6, 16)], first_fence=2)
+            h.write(12, "x", value=1)  # refused: the readers' fences are larger
+            h.end(13, "x", abrupt=True)
+            return h.verdict()
+        v = history(resumed=14)
+        self.assertTrue(v.ok, v.problems)
+        self.assertEqual((v.explained, v.unexplained), (2, 0))
+        self.assertFlags(history(resumed=12), "x ran on 1.0 s past the end its fault allows")
+
+    def test_a_lost_increment_of_a_writer_interleaving_with_a_reader_fails(self):
+        # The reader read 0, the writer made it 1 in between, the reader wrote 0 back.
+        h = History()
+        h.contender("r", shared=True)
+        h.contender("x")
+        h.begin(0, "r", 1, shared=True)
+        h.read(1, "r")
+        h.begin(2, "x", 2)
+        h.read(2.5, "x")
+        h.write(3, "x")
+        h.write(4, "r", value=0, accepted=True)
+        h.end(5, "x")
+        h.end(6, "r")
+        self.assertFlags(h.verdict(), "lost increment: the counter went from 1 to 0, written back "
+                                      "by r, a shared section, whose write-back must leave it as "
+                                      "it was")
+
+    def test_a_reader_that_changes_the_counter_fails(self):
+        # Among readers alone, which may overlap: only the write-back rule sees it.
+        h = History()
+        self.readers(h, [(0, 10), (1, 11)])
+        h.write(10.5, "r1", value=1)
+        v = h.verdict()
+        self.assertFlags(v, "lost increment: the counter went from 0 to 1, written back by r1")
+        self.assertEqual(v.unexplained, 0)
+
+    def test_a_write_under_a_reader_between_its_reads_fails(self):
+        # The write came after the reader's write-back, before its next read: the reader saw the
+        # counter change while it held the lock.
+        h = History()
+        h.contender("r", shared=True)
+        h.contender("c", kind="classic")
+        h.begin(0, "r", 1, shared=True)
+        h.read(1, "r")
+        h.write(2, "r")
+        h.section(3, 4, "c", None, kind="classic")
+        h.read(5, "r")
+        h.write(6, "r")
+        h.end(7, "r")
+        self.assertFlags(h.verdict(), "the counter changed under r, a shared section: it read 0, "
+                                      "1; a write ran while it held the lock")
+
+    def test_a_reader_beside_a_semaphore_section_fails(self):
+        # Even where the pair would be explained as a stale holder fenced off by a newer one:
+        # redlockrun never lets shared and --limit holders share a key.
+        for reader_first in (True, False):
+            h = History()
+            stale, newer = (("r", {"shared": True}), ("s", {"limit": 2}))[::1 if reader_first
+                                                                           else -1]
+            h.contender(stale[0], status=76, expect=(76,), may_overlap=True, **stale[1])
+            h.contender(newer[0], **newer[1])
+            h.begin(0, stale[0], 1, **stale[1])
+            h.read(1, stale[0])
+            h.section(5, 15, newer[0], 2, **newer[1])
+            h.write(12, stale[0], value=0, accepted=False)
+            h.end(13, stale[0], abrupt=True)
+            v = h.verdict()
+            names = ("r (fence 1, shared) and s (fence 2, limit 2)" if reader_first
+                     else "s (fence 1, limit 2) and r (fence 2, shared)")
+            self.assertFlags(v, f"unexplained overlap of {names}: redlockrun refuses to mix "
+                                "--shared and --limit on one key")
+            self.assertEqual((v.explained, v.unexplained), (0, 1))
+
+    def test_a_reader_whose_fence_is_smaller_than_an_earlier_writers_fails(self):
+        h = History()
+        h.contender("x")
+        h.section(0, 5, "x", 20)
+        self.readers(h, [(6, 10)])
+        self.assertFlags(h.verdict(), "fence went backwards: x had 20, then r0 began with 10")
+
+    def test_a_writer_whose_fence_is_smaller_than_an_earlier_readers_fails(self):
+        # The readers began out of their fences' order, which they may; the writer after them
+        # must pass the largest of them, not the last to begin.
+        h = History()
+        self.readers(h, [(0, 4, 12), (1, 5, 10)])
+        h.contender("x")
+        h.section(6, 8, "x", 11)
+        self.assertFlags(h.verdict(), "fence went backwards: r0 had 12, then x began with 11")
+
+    def test_a_section_whose_mode_is_not_its_contenders_fails(self):
+        h = History()
+        h.contender("r", shared=True)
+        h.section(0, 1, "r", 1)
+        self.assertFlags(h.verdict(), "the section of r began as exclusive, and its contender is "
+                                      "shared")
+
+
 class RunTest(unittest.TestCase):
     """What a run adds to the checker's verdict (harness.run_scenario): a run that confirmed no
     fault, reached fewer sections than its scenario declares, or found Redis unavailable in every
@@ -713,6 +927,37 @@ class RunTest(unittest.TestCase):
         v = self.run_of(unavailable, sections=(1, 1))
         CheckerTest.assertFlags(self, v, "every contender exited 69 (Redis unavailable): the run "
                                          "tested nothing")
+
+    def test_shared_contenders_take_the_lock_shared_and_run_reader_sections(self):
+        # A stand-in that logs its arguments and gives the command a fence of its own (its pid);
+        # for --hold it prints the assignments, --release succeeds. A run and a hold, both shared,
+        # hold the lock at once: their sections must say so, or the checker sees an overlap.
+        arguments = os.path.join(self.directory, "arguments")
+        with open(self.binary, "w", encoding="utf-8") as out:
+            out.write(f"""#!/bin/sh
+echo "$*" >>{arguments}
+case " $* " in
+*" --release "*) exit 0 ;;
+*" --hold "*) echo "REDLOCKRUN_FENCE=$$; export REDLOCKRUN_FENCE"; exit 0 ;;
+esac
+for word; do shift; [ "$word" = -- ] && break; done
+REDLOCKRUN_FENCE=$$ exec "$@"
+""")
+
+        def readers(s):
+            both = [s.redlockrun(url="redis://127.0.0.1:1", shared=True, until="end"),
+                    s.hold(url="redis://127.0.0.1:1", shared=True, until="end")]
+            s.wait_for("both sections", lambda: all(s.began(c) for c in both))
+            s.fire("end")
+            s.confirm("two readers at once", lambda: True)
+        v = self.run_of(readers, sections=(2, 2))
+        self.assertTrue(v.ok, v.problems)
+        self.assertEqual((v.sections, v.explained, v.unexplained), (2, 0, 0))
+        with open(arguments, encoding="utf-8") as logged:
+            lines = logged.read().splitlines()
+        self.assertEqual(sum(" -s " in f" {line} " for line in lines), 2, lines)
+        with self.assertRaises(TypeError):
+            harness.Scenario.redlockrun(None, url="u", shared=True, limit=2)
 
     def test_a_scenario_must_declare_its_minimum_of_sections(self):
         with self.assertRaises(TypeError):
@@ -834,6 +1079,65 @@ class RecorderTest(unittest.TestCase):
         self.assertEqual(resource.counter, 0)
         writes = [json.loads(line) for line in log.getvalue().splitlines()]
         self.assertTrue(all(e["own"] for e in writes if e["ev"] == "write"))
+        for _, client in ends:
+            client.close()
+
+    def read(self, number, fence):
+        """A request of the shared section on connection NUMBER."""
+        return self.resource.admits({"kind": "redlockrun", "holder": f"r{number}", "fence": fence,
+                                     "shared": True}, number)
+
+    def test_readers_are_admitted_at_once_whatever_their_fences(self):
+        self.assertTrue(self.read(1, 8))
+        self.assertTrue(self.read(2, 7))
+        self.assertTrue(self.read(3, 9))
+        self.assertTrue(self.read(1, 8))
+        self.assertTrue(self.read(2, 7))
+
+    def test_readers_and_writers_fence_each_other(self):
+        self.assertTrue(self.admits("x", 5))
+        self.assertFalse(self.read(1, 4))  # granted before the writer: stale
+        self.assertFalse(self.read(2, 5))
+        self.assertTrue(self.read(3, 6))
+        self.assertTrue(self.read(4, 7))
+        self.assertFalse(self.admits("x", 5))  # a reader granted after it: stale
+        self.assertFalse(self.admits("y", 6))
+        self.assertTrue(self.admits("y", 8))
+        self.assertFalse(self.read(3, 6))
+        self.assertFalse(self.read(4, 7))
+
+    def test_the_same_fence_from_two_readers_is_refused(self):
+        self.assertTrue(self.read(1, 5))
+        self.assertFalse(self.read(2, 5))
+        self.resource.leave(1)
+        self.assertTrue(self.read(2, 5))
+
+    def test_a_reader_writes_the_shared_counter_and_says_it_is_shared(self):
+        import io
+        import json
+        import socket
+        import threading
+        log = io.StringIO()
+        resource = Resource(log)
+        ends = [socket.socketpair() for _ in range(3)]
+        for number, (server, _) in enumerate(ends, 1):
+            threading.Thread(target=resource.serve, args=(server, number), daemon=True).start()
+        answers = []
+        for client, request in [(ends[0][1], "BEGIN redlockrun x h 5 0"),  # no MODE: exclusive
+                                (ends[0][1], "WRITE 1"), (ends[0][1], "END"),
+                                (ends[1][1], "BEGIN redlockrun a h 7 0 shared"),
+                                (ends[2][1], "BEGIN redlockrun b h 6 0 shared"),
+                                (ends[1][1], "READ"), (ends[2][1], "READ"),
+                                (ends[1][1], "WRITE 1"), (ends[2][1], "WRITE 1")]:
+            client.sendall(request.encode() + b"\n")
+            answers.append(client.recv(100).decode().strip())
+        self.assertEqual(answers, ["OK", "ACCEPTED", "OK", "OK", "OK", "VALUE 1", "VALUE 1",
+                                   "ACCEPTED", "ACCEPTED"])
+        self.assertEqual(resource.counter, 1)
+        begins = [json.loads(line) for line in log.getvalue().splitlines()
+                  if json.loads(line)["ev"] == "begin"]
+        self.assertEqual([(e["holder"], e["limit"], e["shared"]) for e in begins],
+                         [("x", 1, False), ("a", 1, True), ("b", 1, True)])
         for _, client in ends:
             client.close()
 

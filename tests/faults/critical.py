@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """A critical section: the command a contender runs while it holds the lock.
 
-    critical.py SOCKET KIND HOLDER HOST STEPS STEP_MS LIMIT [UNTIL_FILE]
+    critical.py SOCKET KIND HOLDER HOST STEPS STEP_MS MODE [UNTIL_FILE]
 
 Connects to the recorder (recorder.py) on SOCKET, begins a section as HOLDER on HOST with the fence
 from $REDLOCKRUN_FENCE (KIND redlockrun) or none (KIND classic), then does STEPS read-sleep-write
@@ -9,8 +9,12 @@ increments of the recorder's counter, each holding its read for STEP_MS: two sec
 lose an increment unless the recorder refuses the stale holder. A stale holder whose read is refused
 writes 0 all the same, as a writer that does not check would: a recorder that accepted it would
 break the counter. With UNTIL_FILE it goes on until that file exists instead (at most 120 s).
-LIMIT is the holder's --limit, 1 for an exclusive lock: a semaphore's section (LIMIT > 1) takes one
-of the recorder's LIMIT places and increments a counter of its own. It ends the section with END;
+MODE is the holder's --limit, 1 for an exclusive lock: a semaphore's section (MODE N > 1) takes one
+of the recorder's N places and increments a counter of its own. MODE shared is a shared lock's
+section (redlockrun -s), a reader: each step reads the counter and, STEP_MS later, writes back the
+value it read, unchanged (0 after a refused read, as a stale writer would), so that readers at once
+leave the counter alone while a write that came between a reader's read and its write-back is
+undone, an increment lost. It ends the section with END;
 killed, it ends it by closing the connection. Refused writes are the resource's business: the
 section goes on.
 """
@@ -22,7 +26,8 @@ import time
 
 
 def main():
-    path, kind, holder, host, steps, step_ms, limit = sys.argv[1:8]
+    path, kind, holder, host, steps, step_ms, mode = sys.argv[1:8]
+    increment = 0 if mode == "shared" else 1
     until = sys.argv[8] if len(sys.argv) > 8 else None
     fence = os.environ.get("REDLOCKRUN_FENCE", "-") if kind == "redlockrun" else "-"
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -33,7 +38,7 @@ def main():
         conn.sendall(request.encode() + b"\n")
         return answers.readline().decode().split()
 
-    ask(f"BEGIN {kind} {holder} {host} {fence} {time.time_ns()} {limit}")
+    ask(f"BEGIN {kind} {holder} {host} {fence} {time.time_ns()} {mode}")
     give_up = time.monotonic() + 120
     done = 0
     while True:
@@ -42,7 +47,7 @@ def main():
         # Not time.sleep: under an inherited libfaketime its absolute monotonic deadline fails
         # with EINVAL; a relative timeout does not.
         select.select([], [], [], int(step_ms) / 1000)
-        ask(f"WRITE {value + 1}")
+        ask(f"WRITE {max(value + increment, 0)}")
         done += 1
         if until is not None:
             if os.path.exists(until) or time.monotonic() > give_up:

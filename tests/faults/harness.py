@@ -278,7 +278,7 @@ class Redis:
 class Contender:
     """One redlockrun run, or one run of the classic client, whose command is a critical section."""
 
-    def __init__(self, s, kind, ident, argv, expect, may_overlap, limit=1):
+    def __init__(self, s, kind, ident, argv, expect, may_overlap, limit=1, shared=False):
         seconds = isinstance(may_overlap, (int, float)) and not isinstance(may_overlap, bool)
         if not (may_overlap is False or isinstance(may_overlap, (UntilResumed, UntilBroken))
                 or seconds and may_overlap > 0):
@@ -287,6 +287,7 @@ class Contender:
                             f"until_resumed() or until_broken(), not {may_overlap!r}")
         self.s, self.kind, self.id = s, kind, ident
         self.expect, self.may_overlap, self.limit = set(expect), may_overlap, limit
+        self.shared = shared
         self.overlap_until = None  # monotonic ns: the end of an UntilResumed allowance
         self.broken_between = None  # monotonic ns: the --break that named it, from start to end
         self.process = Process(argv, os.path.join(s.dir, "contenders", f"{ident}.log"),
@@ -365,7 +366,8 @@ class Contender:
                 else bound,
                 "overlap_until": self.overlap_until,
                 "renew_every": bound.renew_every if isinstance(bound, UntilBroken) else None,
-                "broken_between": self.broken_between, "limit": self.limit}
+                "broken_between": self.broken_between, "limit": self.limit,
+                "shared": self.shared}
 
 
 # The owner of a hold: a POSIX sh script that takes the lock with --hold, runs the critical section
@@ -388,8 +390,8 @@ class Hold(Contender):
     (HOLD_SCRIPT). Its "client" is the keeper the hold leaves, found by the handle file whose
     owner is the script, or, before the lock is taken, the redlockrun --hold waiting for it."""
 
-    def __init__(self, s, ident, argv, expect, may_overlap):
-        super().__init__(s, "redlockrun", ident, argv, expect, may_overlap)
+    def __init__(self, s, ident, argv, expect, may_overlap, shared=False):
+        super().__init__(s, "redlockrun", ident, argv, expect, may_overlap, shared=shared)
         self.keeper = None  # the keeper's pid, once seen
 
     def keeper_pid(self):
@@ -483,46 +485,56 @@ class Scenario:
             self.counter += 1
             return f"{name}{self.counter}"
 
-    def critical(self, kind, ident, host, steps, step_ms, until, limit=1):
+    def critical(self, kind, ident, host, steps, step_ms, until, limit=1, shared=False):
+        """critical.py's command line; its MODE is LIMIT, or shared for a shared lock's section."""
         argv = [PYTHON, CRITICAL, self.recorder_sock, kind, ident, host or self.host, str(steps),
-                str(step_ms), str(limit)]
+                str(step_ms), "shared" if shared else str(limit)]
         if until is not None:
             argv.append(self.event_path(until))
         return argv
 
     def redlockrun(self, server=None, url=None, name="r", key=None, ttl="3s", options=(),
                    prefix=(), wrap=(), host=None, steps=2, step_ms=20, until=None, expect=(0,),
-                   may_overlap=False, limit=None):
-        """Starts `PREFIX redlockrun -u URL -k KEY -t TTL [--limit LIMIT] OPTIONS -- WRAP critical
-        section`. The section does STEPS increments of STEP_MS, or goes on until the event UNTIL
-        is fired. LIMIT N makes it one of a semaphore's N holders (None: an exclusive lock)."""
+                   may_overlap=False, limit=None, shared=False):
+        """Starts `PREFIX redlockrun -u URL -k KEY -t TTL [--limit LIMIT | -s] OPTIONS -- WRAP
+        critical section`. The section does STEPS increments of STEP_MS, or goes on until the event
+        UNTIL is fired. LIMIT N makes it one of a semaphore's N holders (None: an exclusive lock);
+        SHARED a shared lock's holder, whose section reads (critical.py). A section is one or the
+        other: a scenario that wants redlockrun to refuse both passes -s in OPTIONS."""
+        if shared and limit is not None:
+            raise TypeError("a section is shared or one of a semaphore's, not both: pass -s in "
+                            "options to have redlockrun refuse --shared with --limit")
         ident = self.next_id(name)
         url = url or server.url
-        semaphore = ["--limit", str(limit)] if limit is not None else []
+        mode = ["--limit", str(limit)] if limit is not None else ["-s"] if shared else []
         argv = list(prefix) + [self.redlockrun_binary, "-u", url, "-k", key or self.key,
-                               "-t", ttl, *semaphore, *options, "--", *wrap,
+                               "-t", ttl, *mode, *options, "--", *wrap,
                                *self.critical("redlockrun", ident, host, steps, step_ms, until,
-                                              limit or 1)]
+                                              limit or 1, shared)]
         return self.add(Contender(self, "redlockrun", ident, argv, expect, may_overlap,
-                                  limit or 1))
+                                  limit or 1, shared))
 
     def hold(self, server=None, url=None, name="h", key=None, ttl="3s", options=(), prefix=(),
-             host=None, steps=2, step_ms=20, until=None, expect=(0,), may_overlap=False):
+             host=None, steps=2, step_ms=20, until=None, expect=(0,), may_overlap=False,
+             shared=False):
         """Starts `PREFIX sh SCRIPT`, the owner of a hold (HOLD_SCRIPT): it evals `redlockrun -u URL
-        -k KEY -t TTL --hold OPTIONS`, runs the critical section (STEPS, STEP_MS, UNTIL as for
+        -k KEY -t TTL [-s] --hold OPTIONS`, runs the critical section (STEPS, STEP_MS, UNTIL as for
         redlockrun()) and ends with `redlockrun --release`. OPTIONS go to --hold (--kill-after,
-        --on-lost...), EXPECT and MAY_OVERLAP are those of the script's exit status and section."""
+        --on-lost...), EXPECT and MAY_OVERLAP are those of the script's exit status and section;
+        SHARED makes it a shared hold, whose section reads."""
         ident = self.next_id(name)
         hold = [self.redlockrun_binary, "-u", url or server.url, "-k", key or self.key, "-t", ttl,
-                "--hold", *options]
+                *(["-s"] if shared else []), "--hold", *options]
         script = HOLD_SCRIPT.format(
             hold=shlex.join(hold),
-            critical=shlex.join(self.critical("redlockrun", ident, host, steps, step_ms, until)),
+            critical=shlex.join(self.critical("redlockrun", ident, host, steps, step_ms, until,
+                                              shared=shared)),
             release=shlex.join([self.redlockrun_binary, "--release"]))
         path = os.path.join(self.dir, "contenders", f"{ident}.sh")
         with open(path, "w", encoding="utf-8") as out:
             out.write(script)
-        return self.add(Hold(self, ident, list(prefix) + ["/bin/sh", path], expect, may_overlap))
+        return self.add(Hold(self, ident, list(prefix) + ["/bin/sh", path], expect, may_overlap,
+                             shared))
 
     def handles(self):
         """(keeper, owner) pids of the holds whose handle files are in this run's folder."""

@@ -22,10 +22,22 @@ or equal to the fence of a section holding a place. Semaphore sections do not sh
 (N read-sleep-writes at once would lose increments by design): each reads and writes a counter of
 its own, which starts at 0; its events say so with "own".
 
+A shared section (redlockrun -s) may run beside any number of other shared sections, and never
+beside an exclusive one. It reads the counter and writes back the value it read, unchanged: many
+readers at once leave the counter as it was, but a write that came between a reader's read and its
+write-back is undone by it (a lost increment, which the checker sees), and the checker requires a
+reader's reads to see one value. Its fence is held to the exclusive sections' only: it is refused
+if it is not larger than the largest fence accepted from an exclusive section (a writer granted
+after it: it is stale), or if another shared section that has had a request accepted uses the same
+fence; readers with different fences are all served at once. An exclusive section is refused if
+its fence is not larger than every fence accepted before, readers' included: a reader granted
+after a writer makes that writer stale.
+
 The protocol is one line per request, one line per answer:
 
-    BEGIN KIND HOLDER HOST FENCE WALL_NS [LIMIT]   -> OK     KIND is redlockrun or classic; FENCE
-                                                      is - if none; LIMIT is 1 (exclusive) or N
+    BEGIN KIND HOLDER HOST FENCE WALL_NS [MODE]    -> OK     KIND is redlockrun or classic; FENCE
+                                                      is - if none; MODE is 1 (exclusive, the
+                                                      default), N (--limit N) or shared (-s)
     READ                                   -> VALUE N | REFUSED   the counter
     WRITE N                                -> ACCEPTED | REFUSED
     END                                    -> OK
@@ -50,6 +62,7 @@ class Resource:
         self.places = {}  # connection number -> fence, for the semaphore sections holding a place
         self.displaced = set()  # connection numbers of semaphore sections displaced from a place
         self.own = {}  # connection number -> a semaphore section's own counter
+        self.readers = {}  # connection number -> fence, for the shared sections admitted so far
         self.open = {}  # connection number -> holder, for sections still running at shutdown
 
     def record(self, **event):
@@ -66,6 +79,8 @@ class Resource:
             return False
         if section.get("limit", 1) > 1:
             return self.admits_to_a_place(section, number)
+        if section.get("shared"):
+            return self.admits_a_reader(section, number)
         if self.largest is None or fence > self.largest[0]:
             self.largest = (fence, section["holder"])
             self.largest_exclusive = fence
@@ -97,9 +112,22 @@ class Resource:
             self.largest = (fence, section["holder"])
         return True
 
+    def admits_a_reader(self, section, number):
+        """A shared section: beside any other with another fence, never after a newer writer."""
+        fence = section["fence"]
+        if self.largest_exclusive is not None and fence <= self.largest_exclusive:
+            return False
+        if any(other == fence for conn, other in self.readers.items() if conn != number):
+            return False
+        self.readers[number] = fence
+        if self.largest is None or fence > self.largest[0]:
+            self.largest = (fence, section["holder"])
+        return True
+
     def leave(self, number):
         """A section ended: a semaphore section's place is free again."""
         self.places.pop(number, None)
+        self.readers.pop(number, None)
         self.displaced.discard(number)
         self.own.pop(number, None)
         self.open.pop(number, None)
@@ -143,10 +171,13 @@ class Resource:
         if verb == "BEGIN" and section is None and len(words) in (6, 7):
             kind, holder, host, fence, wall_ns = words[1:6]
             fence = int(fence) if fence.isdigit() else None
-            limit = int(words[6]) if len(words) == 7 and words[6].isdigit() else 1
-            self.open[number] = {"kind": kind, "holder": holder, "fence": fence, "limit": limit}
+            mode = words[6] if len(words) == 7 else "1"
+            limit = int(mode) if mode.isdigit() else 1
+            shared = mode == "shared"
+            self.open[number] = {"kind": kind, "holder": holder, "fence": fence, "limit": limit,
+                                 "shared": shared}
             self.record(ev="begin", conn=number, kind=kind, holder=holder, host=host, fence=fence,
-                        wall_ns=int(wall_ns), limit=limit)
+                        wall_ns=int(wall_ns), limit=limit, shared=shared)
             return "OK"
         if section is None:
             return "ERR begin first"
@@ -168,6 +199,7 @@ class Resource:
         if verb == "END":
             self.record(ev="end", conn=number, abrupt=False)
             self.places.pop(number, None)  # now: the next request may be another's
+            self.readers.pop(number, None)
             return "OK"
         return "ERR unknown request"
 

@@ -249,8 +249,9 @@ def evicted_allkeys_lru(s):
     maxmemory with volatile-lru, and an application fills the memory with keys that have no expiry
     while a lock is held: the lock key and its owner record, which have an expiry, are the only
     keys volatile-* may evict, so they go first. Promise, as for allkeys-lru: the holder stops its
-    command (76) at its next renewal; the overlap is allowed and the fence (which has no expiry
-    and survives) orders it. With nothing left to evict, the waiters' acquires are refused for
+    command (76) at its next renewal; the overlap is allowed and the fence orders it (the counter,
+    which expires only days after the last grant, survives or, evicted, gives way to the server's
+    clock). With nothing left to evict, the waiters' acquires are refused for
     memory: each ends with 69, saying so, or runs (0) if it tried again after the application
     freed its keys. Users must run the lock's Redis with noeviction.""")
 def evicted_volatile_lru(s):

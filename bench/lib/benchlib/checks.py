@@ -1,11 +1,12 @@
 """What a run must show, whatever the machine's speed: every figure that ran has numbers for every
 tool (or, in figure 9, every set-up) that ran, and figures 1 to 3 for the sections of a script that
 such a tool locks (--hold and --release, flock -u); redlockrun never let two holders overlap (nor,
-with --limit N, more than N) nor failed a run, a hold's included; figure 3's mixed rows (a section
+with --limit N, more than N; with -s, a writer's section overlap any other, or more readers than
+the cap hold at once) nor failed a run, a hold's included; figure 3's mixed rows (a section
 released to a waiting plain run) neither, and each had in every repeat at least one handoff of the
-kind its gaps are taken over; figure 4's idle waiters were
-waiting (running, and blocked in BLPOP if they block) at both ends of their window; and figure 7
-read redlockrun's peak RSS after it had renewed. No timing threshold here: those are the targets
+kind its gaps are taken over; figure 4's idle waiters were waiting (running, and blocked in BLPOP if
+they block) at both ends of their window; and figure 7 read redlockrun's peak RSS after it had
+renewed. No timing threshold here: those are the targets
 (targets.py), judged in a full run only, while these checks hold on any machine and in a smoke run
 too."""
 import math
@@ -98,6 +99,17 @@ def _numbers(results: dict, tools: list) -> list:
                            f"the gap with {waiters} waiters"))
             wanted.append(("figure 8", cell.get("requests_per_acquisition"),
                            f"requests per acquisition with {waiters} waiters"))
+    if "shared" in results:
+        figure = results["shared"]
+        loop = figure["loop"]
+        for key, what in (("total_s", "total time"), ("gap_median_ms", "gap"),
+                          ("requests_per_acquisition", "requests per acquisition")):
+            wanted.append(("figure 10", loop.get(key), f"readers and writers' {what}"))
+        wanted.append(("figure 10", figure["batch"].get("spread_median_ms"),
+                       f"the spread of {figure['batch']['waiters']} shared waiters' starts"))
+        for waiters, cell in figure["bursts"].items():
+            wanted.append(("figure 10", cell.get("requests_per_acquisition"),
+                           f"requests per acquisition with {waiters} shared waiters"))
     if "high_availability" in results:
         for name, row in results["high_availability"]["rows"].items():
             wanted.append(("figure 9", row.get("waited_round_trips"),
@@ -171,6 +183,30 @@ def _semaphore_problems(figure) -> list:
     return found
 
 
+def _shared_problems(figure) -> list:
+    """Figure 10's runs: no writer's section overlapped any other (readers overlap only readers),
+    never more readers at once than the cap, and no failed run."""
+    if not figure:
+        return []
+    runs = [(f"{figure['readers']} readers and {figure['writers']} writers", figure["loop"]),
+            (f"batches of {figure['batch']['waiters']} shared waiters", figure["batch"])]
+    runs += [(f"{waiters} shared waiters", cell) for waiters, cell in figure["bursts"].items()]
+    found = []
+    for what, run in runs:
+        overlaps = run.get("mode_overlaps", 0) + run.get("counted_mode_overlaps", 0)
+        peak = max(run.get("peak_shared", 0), run.get("counted_peak_shared", 0))
+        failures = run.get("failures", 0) + run.get("counted_failures", 0)
+        if overlaps:
+            found.append(f"figure 10: {what}: {overlaps} exclusive sections overlapped another "
+                         "section")
+        if peak > figure["cap"]:
+            found.append(f"figure 10: {what}: {peak} shared holders at once, more than the cap "
+                         f"of {figure['cap']}")
+        if failures:
+            found.append(f"figure 10: {what}: {failures} runs failed; see the error log")
+    return found
+
+
 def _idle_problems(figure) -> list:
     """Figure 4's idle rows measure waiters only if they were waiting: still running at the
     window's start and end, and blocked in BLPOP there if the tool waits by blocking."""
@@ -211,6 +247,7 @@ def problems(results: dict, tools: list) -> list:
             found.append(f"{name} runs failed ({failures}); see the error log")
     found += _mixed_problems(results, tools)
     found += _semaphore_problems(results.get("semaphore"))
+    found += _shared_problems(results.get("shared"))
     found += _idle_problems(results.get("load"))
     found += _memory_problems(results.get("memory"))
     for name, row in results.get("high_availability", {}).get("rows", {}).items():

@@ -1,13 +1,13 @@
-"""Contention scenarios shared by figures 3 to 6: contenders that loop over the critical section
-(all of one tool, or figure 3's mixes of two), and a burst of waiters that queue behind one
-holder."""
+"""Contention scenarios shared by figures 3 to 6, 8 and 10: contenders that loop over the critical
+section (all of one tool, figure 3's mixes of two, or figure 10's readers and writers of one key),
+and a burst of waiters that queue behind one holder."""
 import contextlib
 import os
 import time
 from pathlib import Path
 
-from .critical_section import (CriticalSectionLog, handoffs, handoffs_between, kind_label,
-                               slot_handoffs)
+from .critical_section import (EXCLUSIVE, SHARED, CriticalSectionLog, handoffs, handoffs_between,
+                               kind_label, mode_handoffs, slot_handoffs)
 from .servers import MonitorRecording, wait_until
 from .spawn import run_contenders, stop_all
 
@@ -23,8 +23,11 @@ def _recording(bench, tool, count: bool):
 
 
 def _handoffs(tool, records: list, launches: dict) -> dict:
-    """An exclusive lock's handoffs (every gap between consecutive holders), or a semaphore's (the
-    gaps of slots that a waiter wanted; see slot_handoffs)."""
+    """An exclusive lock's handoffs (every gap between consecutive holders), a semaphore's (the
+    gaps of slots that a waiter wanted; see slot_handoffs), or those of readers and writers (the
+    changes of hands between them; see mode_handoffs)."""
+    if tool.shared:
+        return mode_handoffs(records, launches)
     if tool.limit > 1:
         return slot_handoffs(records, tool.limit, launches)
     return handoffs(records)
@@ -95,6 +98,31 @@ def mixed_looping(bench, mix, contenders: int, iterations: int) -> dict:
     return result
 
 
+def readers_and_writers(bench, reader, writer, readers: int, writers: int, iterations: int,
+                        count: bool = False) -> dict:
+    """looping() with `readers` contenders running `reader` (redlockrun -s) and `writers` running
+    `writer` (plain redlockrun), all on one key, `iterations` times each. The log labels readers
+    "shared.0"... and writers "exclusive.0"..., which mode_handoffs() reads: the changes of hands
+    between writers and readers, and any section that overlapped a writer's. With `count`, their
+    requests are counted (MONITOR)."""
+    labels = [kind_label(SHARED, number) for number in range(readers)] + \
+        [kind_label(EXCLUSIVE, number) for number in range(writers)]
+
+    def argv_of(key, log, contender):
+        tool = reader if contender < readers else writer
+        return tool.argv(key, log.command(labels[contender]))
+
+    outcome, records, until, monitor = _loop(bench, f"{reader.name} and {writer.name}", argv_of,
+                                             readers + writers, iterations, 0.0,
+                                             _recording(bench, reader, count))
+    result = _result(outcome, records, until)
+    result["launches"] = {labels[contender]: times
+                          for contender, times in outcome["launches"].items()}
+    result.update(mode_handoffs(records, result["launches"]))
+    result.update(_requests(monitor, len(records)))
+    return result
+
+
 def _blocked_flock_waiters(lock_file: Path) -> int:
     """Requests blocked on lock_file: /proc/locks lists each as "N: -> FLOCK ... PID MAJ:MIN:INODE"."""
     try:
@@ -123,29 +151,41 @@ def _ready_probe(bench, tool, key: str, waiters: int, monitoring: bool):
     return None
 
 
-def burst(bench, tool, waiters: int, count: bool = False) -> dict:
+def burst(bench, tool, waiters: int, count: bool = False, holder=None) -> dict:
     """One holder (or, for a semaphore of N, N holders) holds the lock until every waiter is queued,
     then lets go: the W waiters take it one after the other (N at a time). W+N acquisitions, W
-    handoffs, none of them with a newcomer barging in."""
+    handoffs, none of them with a newcomer barging in.
+
+    `holder` is the tool the holders run, `tool` by default: shared waiters (redlockrun -s) queue
+    behind an exclusive holder, whose one release lets them in together (up to the lock's cap of
+    shared holders). The log's labels then say which is which: "exclusive.0" for the holder,
+    "shared.0"... for the waiters."""
+    holder = holder or tool
+    if tool.shared:
+        holder_label, waiter_label = (lambda number: kind_label(EXCLUSIVE, number),
+                                      lambda number: kind_label(SHARED, number))
+    else:
+        holder_label, waiter_label = (lambda number: "holder", lambda number: number)
     key = bench.key(f"{tool.name}-burst-{waiters}")
     log = CriticalSectionLog(bench.helper, bench.workdir / f"{key}.log", bench.settings.hold_us)
     gate = Path(bench.workdir / f"{key}.gate")
     # Each holder leaves a file saying it holds the lock, then holds it until the gate is opened.
-    holders = [bench.workdir / f"{key}.holder-{holder}" for holder in range(tool.limit)]
+    holders = [bench.workdir / f"{key}.holder-{number}" for number in range(holder.limit)]
     hold_until_gate = 'touch "$1"; while [ ! -e "$2" ]; do sleep 0.01; done; shift 2; exec "$@"'
     limit = bench.settings.run_time_limit_s
     processes, launches = [], {}
     with _recording(bench, tool, count) as monitor:
         try:
             start = time.perf_counter()
-            for holder in holders:
-                processes.append(bench.launcher.start(tool.argv(key, [
-                    "sh", "-c", hold_until_gate, "sh", str(holder), str(gate),
-                    *log.command("holder")])))
-            wait_until(lambda: all(holder.exists() for holder in holders), limit)
+            for number, holding in enumerate(holders):
+                processes.append(bench.launcher.start(holder.argv(key, [
+                    "sh", "-c", hold_until_gate, "sh", str(holding), str(gate),
+                    *log.command(holder_label(number))])))
+            wait_until(lambda: all(holding.exists() for holding in holders), limit)
             for waiter in range(waiters):
-                launches[waiter] = [time.monotonic_ns()]
-                processes.append(bench.launcher.start(tool.argv(key, log.command(waiter))))
+                launches[waiter_label(waiter)] = [time.monotonic_ns()]
+                processes.append(bench.launcher.start(
+                    tool.argv(key, log.command(waiter_label(waiter)))))
             probe = _ready_probe(bench, tool, key, waiters, monitor is not None)
             if probe is None or not wait_until(probe, limit, 0.05):
                 time.sleep(2.0)  # no probe (or it never came true): settle for a while
@@ -159,7 +199,7 @@ def burst(bench, tool, waiters: int, count: bool = False) -> dict:
             stop_all(processes)
     records = log.records()
     result = {"setup_seconds": queued - start, "drain_seconds": done - queued,
-              "timed_out": timed_out,
+              "timed_out": timed_out, "records": records,
               "failures": sum(1 for p in processes if p.returncode not in (0, None))}
     result.update(_handoffs(tool, records, launches))
     result.update(_requests(monitor, len(records)))

@@ -26,6 +26,12 @@ class Settings:
     semaphore_contenders: int  # figure 8: contenders looping over the critical section
     semaphore_iterations: int  # figure 8: loop iterations of each
     semaphore_waiters: tuple  # figure 8: bursts of waiters behind the semaphore's N holders
+    shared_readers: int  # figure 10: contenders looping with redlockrun -s
+    shared_writers: int  # figure 10: contenders looping with plain (exclusive) redlockrun, beside
+    shared_iterations: int  # figure 10: loop iterations of each
+    shared_batch: int  # figure 10: shared waiters one writer's release lets in, for their spread
+    shared_batch_repeats: int  # figure 10: such releases, for the median spread
+    shared_waiters: tuple  # figure 10: bursts of shared waiters behind a writer, counted
     high_availability_rounds: int  # figure 9: rounds, each running every row undelayed and delayed
     run_time_limit_s: float  # bound on one contention run, should a tool hang
 
@@ -38,7 +44,9 @@ class Settings:
                         scale_waiters=(8, 32, 100, 200), memory_runs=5, memory_hold_s=1.5,
                         memory_ttl="1s",
                         semaphore_limit=2, semaphore_contenders=8, semaphore_iterations=12,
-                        semaphore_waiters=(200,), high_availability_rounds=15,
+                        semaphore_waiters=(200,), shared_readers=6, shared_writers=2,
+                        shared_iterations=12, shared_batch=8, shared_batch_repeats=15,
+                        shared_waiters=(200,), high_availability_rounds=15,
                         run_time_limit_s=180)
 
     @staticmethod
@@ -51,7 +59,9 @@ class Settings:
                         scale_waiters=(3, 6), memory_runs=1, memory_hold_s=0.5,
                         memory_ttl="300ms",
                         semaphore_limit=2, semaphore_contenders=6, semaphore_iterations=2,
-                        semaphore_waiters=(4,), high_availability_rounds=1,
+                        semaphore_waiters=(4,), shared_readers=4, shared_writers=2,
+                        shared_iterations=2, shared_batch=4, shared_batch_repeats=2,
+                        shared_waiters=(6,), high_availability_rounds=1,
                         run_time_limit_s=20)
 
 

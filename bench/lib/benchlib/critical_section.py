@@ -120,3 +120,93 @@ def slot_handoffs(records: list, limit: int, launches: dict) -> dict:
                 gaps.append((at - slot_freed) / 1e6)
     return {"gaps_ms": gaps, "peak_holders": peak, "over_limit": over_limit,
             "acquisitions": len(records)}
+
+
+# The kinds of holder of a shared lock, in kind_label()s: a reader's label is "shared.3", a
+# writer's "exclusive.0" (contention.readers_and_writers and a burst of shared waiters label them
+# so). A change of hands is written with their initials: "x→s" is from a writer to readers.
+SHARED, EXCLUSIVE = "shared", "exclusive"
+INITIAL = {SHARED: "s", EXCLUSIVE: "x"}
+
+
+def is_shared(label: str) -> bool:
+    return kind_of(str(label)) == SHARED
+
+
+def _overlapping_exclusive(records: list) -> int:
+    """Exclusive sections that overlapped any other section: a reader's or a writer's. Readers may
+    overlap each other; nothing may overlap a writer."""
+    found = 0
+    for index, (label, start, end) in enumerate(records):
+        if is_shared(label):
+            continue
+        if any(other_start < end and start < other_end
+               for other, (_, other_start, other_end) in enumerate(records) if other != index):
+            found += 1
+    return found
+
+
+def _peak_shared(records: list) -> int:
+    """The most shared sections running at once (an end before a start at the same ns)."""
+    events = sorted([(end, -1) for label, _, end in records if is_shared(label)] +
+                    [(start, 1) for label, start, _ in records if is_shared(label)])
+    running, peak = 0, 0
+    for _, step in events:
+        running += step
+        peak = max(peak, running)
+    return peak
+
+
+def turns(records: list) -> list:
+    """The lock's turns, in order: each exclusive section is a turn of its own, and the shared
+    sections between two exclusive ones (by start) make one shared turn, from its first start to its
+    last end, however they overlap each other. (SHARED or EXCLUSIVE, start_ns, end_ns): the turn
+    began when its first command started and the lock became free when its last one ended."""
+    found, readers = [], []
+    for label, start, end in sorted(records, key=lambda record: record[1]):
+        if is_shared(label):
+            readers.append((start, end))
+            continue
+        if readers:
+            found.append((SHARED, min(s for s, _ in readers), max(e for _, e in readers)))
+            readers = []
+        found.append((EXCLUSIVE, start, end))
+    if readers:
+        found.append((SHARED, min(s for s, _ in readers), max(e for _, e in readers)))
+    return found
+
+
+def mode_handoffs(records: list, launches: dict) -> dict:
+    """Handoffs of a lock held by readers (shared) and writers (exclusive). The lock changes hands
+    where one turn (above) ends and the next begins: from a writer to the next writer, from a writer
+    to the readers after it, or from readers to the next writer; readers that follow readers share
+    one turn, so between them the lock never changes hands. The gap, in ms, runs from the moment the
+    lock became free (the writer's end, or the last reader's) to the next turn's first start, and
+    counts only if some contender was already waiting at that moment (its run started, its command
+    not yet): otherwise the lock stood idle, which measures the driver, not the handoff.
+
+    Also: exclusive sections that overlapped another section (only a broken lock allows any), the
+    most readers at once, and each gap's change of hands ("x→x", "x→s", "s→x")."""
+    waiting = _waiting(launches, records)
+    gaps, changes = [], []
+    lock_turns = turns(records)
+    for (previous_mode, _, freed), (mode, started, _) in zip(lock_turns, lock_turns[1:]):
+        if waiting(freed):
+            gaps.append((started - freed) / 1e6)
+            changes.append(f"{INITIAL[previous_mode]}→{INITIAL[mode]}")
+    return {"gaps_ms": gaps, "changes": changes, "acquisitions": len(records),
+            "readers": sum(1 for label, _, _ in records if is_shared(label)),
+            "mode_overlaps": _overlapping_exclusive(records),
+            "peak_shared": _peak_shared(records)}
+
+
+def admission_spread(records: list) -> tuple:
+    """For one exclusive holder's release to a batch of shared waiters: (the spread of the readers'
+    starts, first to last, and the gap from the holder's end to the first reader's start), in ms;
+    (None, None) if no reader ran."""
+    starts = [start for label, start, _ in records if is_shared(label)]
+    ends = [end for label, _, end in records if not is_shared(label)]
+    if not starts:
+        return None, None
+    first_gap = (min(starts) - max(ends)) / 1e6 if ends else None
+    return (max(starts) - min(starts)) / 1e6, first_gap

@@ -31,6 +31,7 @@ class Tool:
     missing: str = ""  # why the tool cannot run here; "" if it can
     notes: list = field(default_factory=list)
     limit: int = 1  # holders the lock lets in at once: 1, or N for redlockrun --limit N
+    shared: bool = False  # takes the lock shared (redlockrun -s), beside exclusive holders
 
     @property
     def available(self) -> bool:
@@ -44,6 +45,12 @@ def with_limit(tool: Tool, limit: int) -> Tool:
     """redlockrun as a counting semaphore of `limit` holders, in a row of its own."""
     return dataclasses.replace(tool, name=f"{tool.name} --limit {limit}",
                                command=[*tool.command, "--limit", str(limit)], limit=limit)
+
+
+def with_shared(tool: Tool) -> Tool:
+    """redlockrun taking the lock shared, as flock(1)'s -s, in a row of its own."""
+    return dataclasses.replace(tool, name=f"{tool.name} -s", command=[*tool.command, "-s"],
+                               shared=True)
 
 
 # The rows of section_tools(): their names in the report, and the tool each one is a way of using.

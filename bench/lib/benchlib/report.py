@@ -341,6 +341,80 @@ def _high_availability(figure: dict) -> list:
                      f"wall, {delay:g} ms each way", "notes"], table)]
 
 
+def _problems_note(run: dict) -> str:
+    notes = []
+    overlaps = run.get("mode_overlaps", 0) + run.get("counted_mode_overlaps", 0)
+    if overlaps:
+        notes.append(f"**{overlaps} exclusive sections overlapped another**")
+    failures = run.get("failures", 0) + run.get("counted_failures", 0)
+    if failures:
+        notes.append(f"**{failures} failed runs**")
+    if run.get("timed_out"):
+        notes.append("**timed out**")
+    return ", ".join(notes)
+
+
+def _shared(figure: dict) -> list:
+    loop, batch = figure["loop"], figure["batch"]
+    readers, writers = figure["readers"], figure["writers"]
+    by_change = " / ".join(f"{loop['gaps_by_change'].get(change, 0)} at "
+                           f"{_ms(loop['gap_median_by_change_ms'].get(change))}"
+                           for change in ("x→x", "x→s", "s→x"))
+    table = [(f"{readers} × `{figure['reader']}`, {writers} × `{figure['writer']}`",
+              f"{loop['total_s']:.2f} s", _ms(loop["gap_median_ms"]), _ms(loop["gap_p99_ms"]),
+              by_change, loop["acquisitions"], loop["reader_acquisitions"],
+              max(loop["peak_shared"], loop.get("counted_peak_shared", 0)),
+              _num(loop["mean_holders"]), _num(loop.get("requests_per_acquisition")),
+              _num(loop.get("script_commands_per_acquisition")), _problems_note(loop))]
+    bursts = [(waiters, f"{cell['drain_s']:.2f} s", cell["acquisitions"], cell["peak_shared"],
+               _num(cell["requests_per_acquisition"]),
+               _num(cell["script_commands_per_acquisition"]), _problems_note(cell))
+              for waiters, cell in figure["bursts"].items()]
+    spreads = ", ".join(_ms(spread) for spread in batch["spreads_ms"])
+    return ["## 10. Shared locks (`-s`)", "",
+            f"`redlockrun -s` takes the lock shared, as flock(1)'s -s: up to {figure['cap']} "
+            "shared holders at once, never beside an exclusive one; every waiter, shared or "
+            "exclusive, queues in arrival order, and a release lets in every shared waiter at "
+            "the head of the queue at once. Loop: one key, "
+            f"{readers} readers (`-s`) and {writers} writers (plain, exclusive) each loop M = "
+            f"{figure['iterations']} times over the {figure['hold_us'] / 1000:g} ms critical "
+            f"section (total: median of {figure['repeats']} runs); the critical section's log "
+            "labels the readers' sections apart from the writers'.", "",
+            "Gap: readers' sections overlap each other, so a gap exists only where the lock "
+            "changes hands between modes, or between writers. Each writer's section is a turn of "
+            "its own, and the readers' sections between two writers' (by start) make one shared "
+            "turn, from its first start to its last end. A gap runs from the moment the lock "
+            "became free (a writer's command ending, or the last reader's of a shared turn) to "
+            "the next turn's first start, and counts only if another contender was already "
+            "waiting then (as in figure 8: a lock nobody wanted stood idle, which is not a "
+            "handoff). Beside the pooled median, the gaps by change of hands, writer to writer "
+            "(x→x), writer to readers (x→s) and readers to writer (s→x), each with its count. "
+            "Exclusive: no writer's section overlapped any other section, so readers overlapped "
+            "only readers; a run where one did fails the check. Peak readers: the most shared "
+            "sections at once; mean holders: sections at once on average, from the first start "
+            "to the last end. Requests are counted in a separate run of the same loop, as in "
+            "figure 4.", "",
+            *_table(["contenders", "total", "median gap", "p99 gap",
+                     "handoffs x→x / x→s / s→x, median gap", "acquisitions",
+                     "of them shared", "peak readers", "mean holders",
+                     "requests per acquisition", "script commands per acquisition",
+                     "problems"], table),
+            f"Batch admission: {batch['waiters']} shared waiters queue behind a writer, which "
+            "then lets go: its one release lets them all in. The spread of their commands' "
+            "starts, first to last, for each of "
+            f"{batch['repeats']} releases: median {_ms(batch['spread_median_ms'])}, largest "
+            f"{_ms(batch['spread_max_ms'])} ({spreads}); from the writer's end to the first "
+            f"reader's start, median {_ms(batch['first_start_median_ms'])}. Peak readers "
+            f"{batch['peak_shared']}. {_problems_note(batch)}".rstrip(), "",
+            "Burst: W shared waiters queue behind a writer, which then lets go (past the cap, "
+            "the rest wait for readers to end); drain is from the release to the last one's end. "
+            "Requests per acquisition: every request of the writer and the waiters ÷ (W + 1), "
+            "counted in a second run of the same burst.", "",
+            *_table(["shared waiters", "drain", "acquisitions", "peak readers",
+                     "requests per acquisition", "script commands per acquisition",
+                     "problems"], bursts)]
+
+
 def render(results: dict) -> str:
     lines = ["# redlockrun performance", ""]
     if results["smoke"]:
@@ -359,7 +433,7 @@ def render(results: dict) -> str:
     sections = {"uncontended": _uncontended, "round_trips": _round_trips,
                 "handoff": _handoff, "load": _load, "fairness": _fairness, "scale": _scale,
                 "memory": _memory, "semaphore": _semaphore,
-                "high_availability": _high_availability}
+                "high_availability": _high_availability, "shared": _shared}
     for name, render_section in sections.items():
         if name in results:
             lines += render_section(results[name])

@@ -80,6 +80,33 @@ def _semaphore(figure) -> list:
     return rows
 
 
+def _shared(figure) -> list:
+    """The targets of --shared, from figure 10: judged only where it ran at the sizes they name
+    (6 readers and 2 writers; batches of 8 shared waiters; 200 shared waiters)."""
+    figure = figure or {}
+    loop = figure.get("loop") if (figure.get("readers"), figure.get("writers")) == (6, 2) else None
+    batch = figure.get("batch") if _at(figure, "batch", "waiters") == 8 else None
+    at200 = _at(figure, "bursts", "200")
+    at8 = "`--shared`, N = 8 (6 readers, 2 writers)"
+    rows = []
+    value = _at(loop, "requests_per_acquisition")
+    rows.append((f"{at8}: ≤ 5 Redis requests per acquisition", _fmt(value),
+                 _verdict(None if value is None else value <= 5)))
+    gap = _at(loop, "gap_median_ms")
+    rows.append((f"{at8}: median handoff gap ≤ 2 ms", _fmt(gap, " ms"),
+                 _verdict(None if gap is None else gap <= 2.0)))
+    spread_ms = _at(batch, "spread_median_ms")
+    rows.append(("`--shared`: the 8 shared waiters admitted by one release start within 5 ms of "
+                 "each other (median)",
+                 _fmt(spread_ms, " ms") + ("" if spread_ms is None else
+                                           f" (largest: {_fmt(batch.get('spread_max_ms'), ' ms')})"),
+                 _verdict(None if spread_ms is None else spread_ms <= 5.0)))
+    value = _at(at200, "requests_per_acquisition")
+    rows.append(("`--shared`: ≤ 5 Redis requests per acquisition with 200 waiters", _fmt(value),
+                 _verdict(None if value is None else value <= 5)))
+    return rows
+
+
 def _hold(results: dict) -> list:
     """The targets of a section of a script locked with --hold and --release (figures 1 to 3): its
     time and its requests uncontended, and its handoff at N = 8: from a hold's release to a waiting
@@ -211,6 +238,7 @@ def judge(results: dict) -> list:
 
     rows += _hold(results)
     rows += _semaphore(results.get("semaphore"))
+    rows += _shared(results.get("shared"))
     rows += _high_availability(results.get("high_availability"))
     if results.get("smoke"):
         # A smoke run's counts are far too small for a verdict, and a shared machine's noise far

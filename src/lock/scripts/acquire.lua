@@ -1,30 +1,45 @@
 -- acquire: ARGV[2] token, ARGV[3] ttl in ms, ARGV[4] unit 's' or 'ms', ARGV[5] host, ARGV[6] pid,
--- ARGV[7] min-hold in ms (0: none), ARGV[8] limit (1: exclusive, N: a semaphore of N holders),
--- ARGV[9] waiter id, ARGV[10] how long a busy semaphore waiter keeps its place in the queue without
--- asking again, in ms (0: not queued, as with --no-wait), ARGV[11] how often the holder renews,
+-- ARGV[7] min-hold in ms (0: none), ARGV[8] mode: '1' exclusive, 'shared' (--shared), or N, a
+-- semaphore of N holders (--limit N), ARGV[9] waiter id (its mode first, as the queue's members
+-- name it), ARGV[10] how long a busy waiter keeps its place in the queue without asking again, in
+-- ms (0: not queued, as with --no-wait), ARGV[11] how often the holder renews,
 -- in ms (0: --no-renew), kept in its record for the messages of those who find the lock held,
 -- ARGV[12] the holder's note (--note; '': none), kept in its record as it is, any bytes,
--- ARGV[13] '1' for a hold (--hold: its pid is the hold's owner's), '' for a run.
+-- ARGV[13] '1' for a hold (--hold: its pid is the hold's owner's), '' for a run,
+-- ARGV[14] '1' for an exclusive waiter that has asked before, within its place's time, and was
+-- never queued: it came before everyone in the queue.
 -- {'granted', value, fence, validity_ms}
 -- | {'busy', remaining_ms, host, pid, fence, limit ('' if exclusive), holders, recheck_ms, ahead,
---    held_ms, renew_ms, ended_ago_ms, note}:
+--    held_ms, renew_ms, ended_ago_ms, note, queued}:
 --   recheck_ms is when to ask again at the latest, as nothing may wake a waiter then (a --min-hold
---   time); ahead is 0, or, where a semaphore has free slots that are kept for the waiters queued
---   before this one, how many are queued before it (remaining_ms is then when the first of them
---   loses its place if it does not ask again); held_ms, renew_ms and ended_ago_ms are how long ago
+--   time); ahead is 0, or, where the lock would let this request in but for the waiters queued
+--   before it, how many are queued before it (remaining_ms is then when the first of them loses
+--   its place if it does not ask again); held_ms, renew_ms and ended_ago_ms are how long ago
 --   the holder was granted the lock, how often it renews it ('0': never) and how long ago its
 --   command ended (--min-hold keeps it held), each '' where not known; note is the holder's
---   --note, '' for none
--- | {'foreign', type} | {'mismatch', limit}: the semaphore's holders use another limit (nothing
--- written) | {'exhausted', last_fence}: the fence counter is too large to count on exactly
+--   --note, '' for none; queued is '1' if this waiter is in the queue now, '' if it is not (an
+--   exclusive waiter with no one queued, which blocks on the shared wake-up list, or a run that
+--   does not wait)
+-- | {'foreign', type} | {'mismatch', limit}: the holders use another limit, or one of shared
+-- holders and a semaphore meets the other ('shared' or N: theirs; nothing written)
+-- | {'exhausted', last_fence}: the fence counter is too large to count on exactly
 -- | {'unreadable_fence', type}: the fence counter holds no number (nothing written for either).
 -- host, pid and fence of a busy lock are '' when its holder is a client of the classic algorithm.
 local token, ttl_ms, unit = ARGV[2], tonumber(ARGV[3]), ARGV[4]
-local min_hold_ms, limit, waiter_id, keep_ms = tonumber(ARGV[7]), tonumber(ARGV[8]), ARGV[9],
-  tonumber(ARGV[10])
+local min_hold_ms, waiter_id, keep_ms = tonumber(ARGV[7]), ARGV[9], tonumber(ARGV[10])
+-- The mode: exclusive, shared (up to shared_cap holders) or a semaphore of `limit`; `held_as` is
+-- what the owner record's 'limit' field says of holders of this mode.
+local shared = ARGV[8] == 'shared'
+local limit = shared and shared_cap or tonumber(ARGV[8])
+local exclusive = not shared and limit == 1
+local held_as = shared and 'shared' or string.format('%d', limit)
+-- This request as a member of the queue would name it, for admissible().
+local as_queued = string.format('%017d:%s', 0, exclusive and 'x-' or (shared and 's-')
+                                or ('n' .. held_as .. '-'))
 local renew_ms = tonumber(ARGV[11]) or 0
 local note = ARGV[12] or ''
 local is_hold = ARGV[13] == '1'
+local senior = exclusive and ARGV[14] == '1'
 local hold_until = min_hold_ms > 0 and now_ms + min_hold_ms or 0
 
 local lock = read_lock()
@@ -68,16 +83,23 @@ local function note_of(holder_note)
   return type(holder_note) == 'string' and holder_note or ''
 end
 
--- A semaphore waiter keeps its place in the queue while anything keeps it out.
+-- A waiter keeps its place in the queue while anything keeps it out. An exclusive one queues only
+-- where modes meet (`mixed`: shared or semaphore holders hold the key), or behind queued waiters.
 local function busy(remaining, host, pid, fence, semaphore_limit, holders, recheck, ahead, times,
-                    holder_note)
-  if limit > 1 then
-    local _, member = place_in(live_queue(), waiter_id)
-    enqueue(member, waiter_id, keep_ms)
+                    holder_note, mixed)
+  local queued = ''
+  if keep_ms > 0 then
+    local queue = live_queue()
+    local _, member = place_in(queue, waiter_id)
+    if not exclusive or member or mixed or #queue > 0 then
+      enqueue(member, waiter_id, keep_ms, senior and queue[1] or nil)
+      queued = '1'
+    end
   end
   times = times or {'', '', ''}
   return {'busy', remaining, host, pid, fence, semaphore_limit or '', holders or 0,
-          recheck or remaining, ahead or 0, times[1], times[2], times[3], note_of(holder_note)}
+          recheck or remaining, ahead or 0, times[1], times[2], times[3], note_of(holder_note),
+          queued}
 end
 
 -- An exclusive redlockrun holder.
@@ -91,26 +113,74 @@ if held and owner[2] ~= lock.value then
   return busy(lock.expiry - now_ms, '', '', '') -- a client of the classic algorithm
 end
 
-if limit == 1 then
-  if held then
-    if owner[6] then
-      local holders, count = live_holders()
-      local first = first_to_expire(holders) or {}
-      return busy(lock.expiry - now_ms, first.host or '', first.pid or '', first.fence or '',
-                  owner[6], count, nil, 0,
-                  times_of(first.acquired_ms, first.renew_ms, first.ended_ms), first.note)
-    end
-    if owner[1] == token then
-      -- Our own earlier call won, and its answer was lost on the way back.
-      return {'granted', lock.value, owner[3], validity(lock.expiry, ttl_ms)}
-    end
-    return busy_exclusive()
+-- Held by an exclusive holder.
+if held and not owner[6] then
+  if exclusive and owner[1] == token then
+    -- Our own earlier call won, and its answer was lost on the way back.
+    return {'granted', lock.value, owner[3], validity(lock.expiry, ttl_ms)}
   end
-  -- Missing or expired: take it, in this same script, so no other client can take it in between.
-  local fence, refusal = next_fence()
-  if not fence then
-    return refusal
+  return busy_exclusive()
+end
+
+-- Held by shared holders or a semaphore's.
+local holders, count = {}, 0
+if held then
+  holders, count = live_holders()
+  -- KEY, rounded up to the second (--timestamp-unit s), may outlive the last holder's record: no
+  -- one holds it then.
+  held = count > 0
+end
+if held then
+  if not exclusive and owner[6] ~= held_as then
+    return {'mismatch', owner[6]}
   end
+  local mine = holders[token]
+  if mine then
+    return {'granted', lock.value, mine.fence, validity(mine.expiry_ms, ttl_ms)}
+  end
+end
+
+-- The lock goes to the waiters in the order they came: this request only if it may hold it
+-- together with the holders and every waiter queued before it (admissible()).
+local queue = live_queue()
+local ahead, member = place_in(queue, waiter_id)
+if senior and not member then
+  ahead = 0 -- it came before everyone queued
+end
+local holding = held and holding_of(owner[6], count) or {kind = 'free'}
+local together = {}
+for i = 1, ahead do
+  together[i] = queue[i]
+end
+together[ahead + 1] = as_queued
+local woken, fits = admissible(together, holding)
+if woken <= ahead or not fits then
+  local first = first_to_expire(holders)
+  local remaining, recheck, kept_for
+  if held and (exclusive or count >= holding.limit) then
+    remaining = first.expiry_ms - now_ms
+    recheck = semaphore_recheck_at(holders) - now_ms
+  elseif ahead > 0 then
+    -- It would go in, but the waiters ahead have been woken to take the lock first: ask again
+    -- when the first of them would lose its place.
+    remaining = tonumber(redis.call('ZSCORE', queue_key, queue[1])) - now_ms
+    kept_for = ahead
+  else
+    remaining = 0 -- not reached: the first waiter of the holders' mode fits if any place is free
+  end
+  first = first or {}
+  return busy(remaining, first.host or '', first.pid or '', first.fence or '',
+              held and owner[6] or (not exclusive and held_as or ''), count, recheck, kept_for,
+              times_of(first.acquired_ms, first.renew_ms, first.ended_ms), first.note, held)
+end
+
+local fence, refusal = next_fence()
+if not fence then
+  return refusal
+end
+leave_queue(member, waiter_id)
+
+if exclusive then
   local value, expiry = write_lock_at(lease_end(ttl_ms, hold_until), unit)
   -- The owner record starts afresh, and a token left by an earlier release must not wake the next
   -- waiter for nothing.
@@ -131,59 +201,24 @@ if limit == 1 then
   return {'granted', value, fence, validity(expiry, ttl_ms)}
 end
 
--- A semaphore of `limit` holders.
-local holders, count = {}, 0
-if held then
-  if not owner[6] then
-    return busy_exclusive()
-  end
-  if tonumber(owner[6]) ~= limit then
-    return {'mismatch', owner[6]}
-  end
-  holders, count = live_holders()
-  local mine = holders[token]
-  if mine then
-    return {'granted', lock.value, mine.fence, validity(mine.expiry_ms, ttl_ms)}
-  end
-end
--- A free slot goes to the waiters in the order they came: this one only if fewer of them are
--- ahead of it than there are free slots.
-local queue = live_queue()
-local ahead, member = place_in(queue, waiter_id)
-local free = limit - count
-if ahead >= free then
-  local first = first_to_expire(holders)
-  local remaining, recheck, kept_for
-  if count >= limit then
-    remaining = first.expiry_ms - now_ms
-    recheck = semaphore_recheck_at(holders) - now_ms
-  else
-    -- Slots are free, and the waiters ahead have been woken to take them: ask again when the
-    -- first of them would lose its place.
-    remaining = tonumber(redis.call('ZSCORE', queue_key, queue[1])) - now_ms
-    kept_for = ahead
-  end
-  first = first or {}
-  return busy(remaining, first.host or '', first.pid or '', first.fence or '', limit, count,
-              recheck, kept_for, times_of(first.acquired_ms, first.renew_ms, first.ended_ms),
-              first.note)
-end
-local fence, refusal = next_fence()
-if not fence then
-  return refusal
-end
 if not held then
   redis.call('DEL', owner_key) -- what an expired lock left behind
 end
-redis.call('HSET', owner_key, 'limit', string.format('%d', limit))
+-- A token left on the shared wake-up list would wake an exclusive waiter for nothing.
+redis.call('DEL', wake_key)
+redis.call('HSET', owner_key, 'limit', held_as)
 -- A new record every time: a note is this holder's alone ('' leaves it out).
 local record = {expiry_ms = lease_end(ttl_ms, hold_until), fence = fence, host = ARGV[5],
                 pid = ARGV[6], acquired_ms = now_ms, hold_until_ms = hold_until, ended_ms = 0,
                 renew_ms = renew_ms, note = note ~= '' and note or nil,
                 hold = is_hold and 1 or nil}
 local value = save_holder(token, record, holders, unit)
-leave_queue(member, waiter_id)
-if free > 1 then
-  wake_queue(free - 1) -- slots are left: the next waiters need not wait for a timeout
+if #queue > (member and 1 or 0) then
+  -- A waiter that may join this holder need not wait for a timeout: a shared one queued behind it,
+  -- or a semaphore's, while places are left. One, which does the same when granted: a release
+  -- has woken every waiter it let in already, and waking them all again at each of their grants
+  -- would cost the square of a batch's size; after a lapse (a holder that crashed, which woke no
+  -- one) the wake-ups run down the queue one grant after another.
+  wake_admissible(holding_of(held_as, count + 1), 1)
 end
 return {'granted', value, fence, validity(record.expiry_ms, ttl_ms)}

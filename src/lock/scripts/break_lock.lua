@@ -18,14 +18,12 @@ end
 local broken = {}
 local tokens = {}
 local latest = lock.expiry
-local limit = 1
 local fields = call_unless_wrongtype('HGETALL', owner_key) or {}
 local owner = {}
 for i = 1, #fields, 2 do
   owner[fields[i]] = fields[i + 1]
 end
 if owner['limit'] and owner['value'] == lock.value then
-  limit = tonumber(owner['limit']) or 1
   local holders = live_holders()
   for token, record in pairs(holders) do
     table.insert(broken, {tostring(record.host or ''), tostring(record.pid or ''),
@@ -57,7 +55,7 @@ if #tokens > 0 then
 end
 next_fence() -- past every fence granted: a fenced resource refuses the broken holders' writes
 push_wake()
-wake_queue(limit)
+wake_admissible({kind = 'free'})
 redis.call('DEL', lock_key, owner_key)
 
 local answer = {'broken', #broken}

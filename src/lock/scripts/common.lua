@@ -17,6 +17,11 @@ end
 local time = redis.call('TIME')
 local now_ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local wake_ttl_ms = 10000
+-- The fence counter expires this long after the last grant (7 days), so that the locks of one-off
+-- jobs and per-branch CI keys leave nothing behind for ever (DESIGN §1). Fences still grow once
+-- it has expired: the next one comes from the server's clock, which has moved on by at least as
+-- much, unless it was stepped back by more than that.
+local fence_keep_ms = 7 * 24 * 3600 * 1000
 
 -- The expiry in ms that a lock value stands for, or nil if the value is not a timestamp. Integers or
 -- decimals; below 1e11 they are seconds, from there on milliseconds. Anything before 2001-09-09
@@ -98,9 +103,10 @@ end
 
 -- The next fence, or nil and the answer that refuses the lock, before anything is written. The
 -- next fence is the counter plus one, or the server clock in microseconds if that is larger, so
--- that fences keep growing when the counter is lost (Redis lost its data) or set back (a failover
--- promoted a replica that missed the last increments), as long as the clock does not go back by
--- more than the time between grants. Lua numbers are doubles: from 2^53 on, counting by one repeats
+-- that fences keep growing when the counter is lost (Redis lost its data, or it expired
+-- fence_keep_ms after the last grant) or set back (a failover promoted a replica that missed the
+-- last increments), as long as the clock does not go back by more than the time between grants.
+-- Lua numbers are doubles: from 2^53 on, counting by one repeats
 -- values, and a fence that is not larger than the last one would break fencing, so the lock is then
 -- refused ({'exhausted', counter}). So it is when the counter holds no number at all (someone else
 -- wrote to redlockrun's key): {'unreadable_fence', its type}.
@@ -120,7 +126,7 @@ local function next_fence()
       fence = last + 1
     end
   end
-  redis.call('SET', fence_key, string.format('%d', fence))
+  redis.call('SET', fence_key, string.format('%d', fence), 'PX', fence_keep_ms)
   return string.format('%d', fence)
 end
 
@@ -281,20 +287,46 @@ local function not_holder(token)
   return naming_a_break(token, not_holder_unless_broken(token))
 end
 
--- The semaphore's waiters still in the queue, in arrival order. A waiter that let its place lapse
--- (paused, killed, or partitioned away) is dropped, so that it cannot hold up the rest.
+-- The queue of waiters (KEYS[5]): members 'ARRIVAL:ID', ARRIVAL in fixed-width microseconds, so
+-- that sorting them gives the order they came in. A waiter's ID begins with its mode: 'x-'
+-- exclusive, 's-' shared, 'nN-' a place of a semaphore of N (--limit N). An ID without one is a
+-- semaphore waiter's of an earlier version, whose N is not known.
+-- Exclusive waiters queue here only where modes meet: behind shared or semaphore holders, or
+-- behind other queued waiters. Waiting for an exclusive holder with no one queued, they block on
+-- the shared wake-up list (KEYS[4]) as earlier versions did, where a release wakes the one that
+-- has waited longest, and Redis passes over a waiter that was killed: a queued waiter that was
+-- killed keeps its place until it lapses (woken_place_ms after a wake-up, otherwise the time its
+-- last request asked for: 10 s). An exclusive waiter that has never been queued came before everyone
+-- queued since; when it must queue, it goes to the head of the queue.
+
+-- The waiters still in the queue, in arrival order. A waiter that let its place lapse (paused,
+-- killed, or partitioned away) is dropped, so that it cannot hold up the rest. A queue key of
+-- another type (someone else wrote to redlockrun's key) holds no waiter; it is left as it is here
+-- (enqueue() and wake_admissible() replace it).
 local function live_queue()
   if not queue_key then
     return {}
   end
-  redis.call('ZREMRANGEBYSCORE', queue_key, '-inf', now_ms)
+  local _, wrong_type = call_unless_wrongtype('ZREMRANGEBYSCORE', queue_key, '-inf', now_ms)
+  if wrong_type then
+    return {}
+  end
   local members = redis.call('ZRANGE', queue_key, 0, -1)
-  table.sort(members) -- 'ARRIVAL:ID', ARRIVAL in fixed-width microseconds
+  table.sort(members)
   return members
 end
 
 local function waiter_of(member)
   return string.match(member, '^%d+:(.*)$')
+end
+
+-- A waiter's mode from its ID: 'x', 's' or 'n', and for 'n' the semaphore's N (nil if not known).
+local function mode_of(id)
+  local mode, n = string.match(id or '', '^([xsn])(%d*)%-')
+  if not mode then
+    return 'n', nil
+  end
+  return mode, tonumber(n)
 end
 
 -- The position of waiter `id` in `queue` (0: first) and its member; #queue if it is not queued.
@@ -307,16 +339,24 @@ local function place_in(queue, id)
   return #queue, nil
 end
 
--- Keeps waiter `id` in the queue until now + keep_ms, in its place, or at the end if new.
-local function enqueue(member, id, keep_ms)
-  if keep_ms <= 0 then
+-- Keeps waiter `id` in the queue until now + keep_ms, in its place, or, if new, at the end, or
+-- just before the member `before` (an exclusive waiter that came before everyone queued).
+local function enqueue(member, id, keep_ms, before)
+  if keep_ms <= 0 or not queue_key then
     return
   end
   if not member then
     local arrival = tonumber(time[1]) * 1000000 + tonumber(time[2])
+    if before then
+      arrival = math.min(arrival, tonumber(string.match(before, '^(%d+):')) - 1)
+    end
     member = string.format('%017d:%s', arrival, id)
   end
-  redis.call('ZADD', queue_key, now_ms + keep_ms, member)
+  local _, wrong_type = call_unless_wrongtype('ZADD', queue_key, now_ms + keep_ms, member)
+  if wrong_type then
+    redis.call('DEL', queue_key)
+    redis.call('ZADD', queue_key, now_ms + keep_ms, member)
+  end
   local last = redis.call('ZRANGE', queue_key, -1, -1, 'WITHSCORES')
   redis.call('PEXPIREAT', queue_key, math.max(tonumber(last[2]), now_ms + keep_ms))
 end
@@ -325,16 +365,85 @@ local function leave_queue(member, id)
   if member then
     redis.call('ZREM', queue_key, member)
   end
-  redis.call('DEL', wake_key .. ':' .. id)
+  if id and id ~= '' then
+    redis.call('DEL', wake_key .. ':' .. id)
+  end
 end
 
--- Wakes the first `count` waiters of the queue: one token each, on their own wake-up lists. One
--- read, as every exclusive release makes it, most often of no queue at all: a waiter whose place
--- has lapsed is passed over here, and dropped by the next live_queue(). A queue key of another type
--- (someone else wrote to redlockrun's key) holds no waiter: it is deleted, as push_wake() replaces
--- a wake-up key of another type, so that a release does not fail over it after deciding to release.
-local function wake_queue(count)
-  if not queue_key or count < 1 then
+-- Shared holders (--shared) a lock admits at once: past it, a shared request waits.
+local shared_cap = 100
+
+-- How the lock is held, for admitting waiters: {kind = 'free'}, {kind = 'x'} (an exclusive holder
+-- or a client of the classic algorithm), or {kind = 's' or 'n', count = holders, limit = how many
+-- may hold it together (shared_cap, or the semaphore's N)}.
+local function holding_of(limit_field, count)
+  if limit_field == 'shared' then
+    return {kind = 's', count = count, limit = shared_cap}
+  end
+  return {kind = 'n', count = count, limit = tonumber(limit_field) or 1}
+end
+
+-- How many of `queue`'s first waiters may hold the lock now, beside its holders and each other, in
+-- arrival order: an exclusive waiter alone, once nobody holds the lock; shared waiters together, up
+-- to shared_cap holders; a semaphore's, up to its N. The first waiter that may not stops the count:
+-- no one passes it, so a writer queued behind readers is not starved by the readers that come
+-- after it. Also whether the last waiter counted is one that may hold it (not one to be refused).
+local function admissible(queue, holding)
+  local kind, count, limit = holding.kind, holding.count or 0, holding.limit
+  local woken, placed = 0, 0
+  local last_placed = false -- whether the last waiter counted may hold the lock (not refused)
+  for _, member in ipairs(queue) do
+    local mode, n = mode_of(waiter_of(member))
+    if kind == 'free' then
+      if mode == 'x' then
+        return 1, true
+      end
+      kind, count = mode, 0
+      limit = mode == 's' and shared_cap or (n or holding.limit or 1)
+    elseif kind == 'x' or mode == 'x' then
+      return woken, last_placed
+    end
+    if mode ~= kind or (mode == 'n' and n and n ~= limit) then
+      -- A shared waiter behind a semaphore's holders, a semaphore's behind shared holders, or a
+      -- semaphore waiter with another N: its acquire will be refused (they never mix). Woken, it
+      -- hears so at once; it holds up no one behind it.
+      woken, last_placed = woken + 1, false
+    elseif count + placed >= limit then
+      return woken, last_placed
+    else
+      placed, woken, last_placed = placed + 1, woken + 1, true
+    end
+  end
+  return woken, last_placed
+end
+
+-- How long a woken waiter keeps its place without asking: a live one asks at once (its acquire
+-- is sent together with its BLPOP), while one that was killed as it waited never will, and must
+-- not hold up the waiters behind it until its place lapses (10 s after its last request).
+local woken_place_ms = 1000
+
+-- Wakes the first `count` waiters of `queue`: one token each, on their own wake-up lists.
+local function wake_first(queue, count)
+  for i = 1, math.min(count, #queue) do
+    local list = wake_key .. ':' .. waiter_of(queue[i])
+    redis.call('DEL', list)
+    redis.call('RPUSH', list, '1')
+    redis.call('PEXPIRE', list, wake_ttl_ms)
+    local kept_until = tonumber(redis.call('ZSCORE', queue_key, queue[i]))
+    if kept_until and kept_until > now_ms + woken_place_ms then
+      redis.call('ZADD', queue_key, 'XX', now_ms + woken_place_ms, queue[i])
+    end
+  end
+end
+
+-- Wakes the waiters that may hold the lock now, held as `holding` says (holding_of()); `most`, if
+-- given, of them at most. One read,
+-- as every release makes it, most often of no queue at all: a waiter whose place has lapsed is
+-- passed over here, and dropped by the next live_queue(). A queue key of another type (someone
+-- else wrote to redlockrun's key) holds no waiter: it is deleted, as push_wake() replaces a
+-- wake-up key of another type, so that a release does not fail over it after deciding to release.
+local function wake_admissible(holding, most)
+  if not queue_key then
     return
   end
   local entries, wrong_type = call_unless_wrongtype('ZRANGE', queue_key, 0, -1, 'WITHSCORES')
@@ -348,13 +457,8 @@ local function wake_queue(count)
       members[#members + 1] = entries[i]
     end
   end
-  table.sort(members) -- 'ARRIVAL:ID', as in live_queue()
-  for i = 1, math.min(count, #members) do
-    local list = wake_key .. ':' .. waiter_of(members[i])
-    redis.call('DEL', list)
-    redis.call('RPUSH', list, '1')
-    redis.call('PEXPIRE', list, wake_ttl_ms)
-  end
+  table.sort(members)
+  wake_first(members, math.min(admissible(members, holding), most or #members))
 end
 
 -- nil and the --min-hold time (0: none) if the lock is ours (the owner record has our token and the

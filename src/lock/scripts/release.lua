@@ -1,10 +1,11 @@
--- release: ARGV[2] token, ARGV[3] unit 's' or 'ms', ARGV[4] limit (1: exclusive), ARGV[5] '1' if
--- the command ran (--min-hold applies), '0' for a grant that was never used.
+-- release: ARGV[2] token, ARGV[3] unit 's' or 'ms', ARGV[4] mode ('1': exclusive, 'shared', or a
+-- semaphore's N), ARGV[5] '1' if the command ran (--min-hold applies), '0' for a grant that was
+-- never used.
 -- {'released'} | {'released', 'kept', remaining_ms}: --min-hold keeps the lock until then |
 -- {'lost', reason, host, pid}: nothing is deleted unless the lock is still ours.
-local token, unit, limit, command_ran = ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5] == '1'
+local token, unit, mode, command_ran = ARGV[2], ARGV[3], ARGV[4], ARGV[5] == '1'
 
-if limit > 1 then
+if mode ~= '1' then
   local lost, record = not_holder(token)
   if lost then
     return lost
@@ -21,12 +22,12 @@ if limit > 1 then
   holders[token] = nil
   count = count - 1
   if count == 0 then
-    push_wake() -- for exclusive waiters, which need every slot free
+    push_wake() -- for an exclusive waiter that is not queued, on the shared list
     redis.call('DEL', lock_key, owner_key)
-    wake_queue(limit)
+    wake_admissible({kind = 'free'})
   else
     write_semaphore(holders, unit)
-    wake_queue(limit - count)
+    wake_admissible(holding_of(mode, count))
   end
   return {'released'}
 end
@@ -45,7 +46,7 @@ if command_ran and hold_until > now_ms then
 end
 -- The wake-up token first: should pushing it fail, the script stops before it has deleted
 -- anything, and the caller's "could not release" is true.
-push_wake()
-wake_queue(1) -- a semaphore's first waiter, queued behind this exclusive holder
+push_wake() -- for an exclusive waiter that is not queued, on the shared list
+wake_admissible({kind = 'free'}) -- the first waiter, or the shared ones at the queue's head
 redis.call('DEL', lock_key, owner_key)
 return {'released'}

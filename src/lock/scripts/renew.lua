@@ -1,8 +1,9 @@
--- renew: ARGV[2] token, ARGV[3] ttl in ms, ARGV[4] unit 's' or 'ms', ARGV[5] limit (1: exclusive).
+-- renew: ARGV[2] token, ARGV[3] ttl in ms, ARGV[4] unit 's' or 'ms', ARGV[5] mode ('1': exclusive,
+-- 'shared', or a semaphore's N).
 -- {'renewed', value, validity_ms} | {'lost', reason, host, pid}
-local token, ttl_ms, unit, limit = ARGV[2], tonumber(ARGV[3]), ARGV[4], tonumber(ARGV[5])
+local token, ttl_ms, unit, mode = ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5]
 
-if limit > 1 then
+if mode ~= '1' then
   local lost, record = not_holder(token)
   if lost then
     return lost

@@ -1,25 +1,30 @@
--- wake: ARGV[2] waiter id, ARGV[3] limit. A waiter that gives up passes on what it may have been
--- given: the wake-up token of an exclusive lock, or, for a semaphore, its place in the queue and
--- the wake-up a free slot may have sent it. The slots are counted with the limit the key is held
--- with, not the waiter's own: a waiter refused for another limit was woken for a slot of the
--- semaphore that holds the key, and the waiters behind it must not sleep until a timeout.
-local waiter_id, limit = ARGV[2], tonumber(ARGV[3])
-if limit == 1 then
-  push_wake()
-  return 1
-end
+-- wake: ARGV[2] waiter id, ARGV[3] mode ('1': exclusive, 'shared', or a semaphore's N), ARGV[4]
+-- '1' for an exclusive waiter that was not queued, and blocked on the shared wake-up list. A
+-- waiter that gives up passes on what it may have been given: the token of the shared list, or its
+-- place in the queue and the wake-up it may have been sent, which go to the waiters that may hold
+-- the lock now (admissible(): counted with how the key is held, not with this waiter's own mode: a
+-- waiter refused for another mode was woken for a place beside the holders, and the waiters behind
+-- it must not sleep until a timeout).
+local waiter_id = ARGV[2]
 local _, member = place_in(live_queue(), waiter_id)
+if ARGV[4] == '1' then
+  push_wake()
+  if not member then
+    return 1
+  end
+end
 leave_queue(member, waiter_id)
 local lock = read_lock()
-local free = limit
 if lock.state == 'timestamp' and lock.expiry > now_ms then
-  local limit_field = call_unless_wrongtype('HGET', owner_key, 'limit')
-  local held_limit = tonumber(limit_field)
-  if not held_limit then
+  local held_as = call_unless_wrongtype('HGET', owner_key, 'limit')
+  if not held_as then
     return 1 -- held by an exclusive holder or a classic client: its release wakes the queue
   end
   local _, count = live_holders()
-  free = held_limit - count
+  if count > 0 then
+    wake_admissible(holding_of(held_as, count))
+    return 1
+  end
 end
-wake_queue(free)
+wake_admissible({kind = 'free'})
 return 1

@@ -1,6 +1,8 @@
 #include "lock/answers.hpp"
+#include "lock/scripts.hpp"
 
 #include <doctest/doctest.h>
+#include <fmt/core.h>
 
 using namespace redlockrun;
 using namespace redlockrun::lock;
@@ -304,6 +306,48 @@ TEST_CASE("answers: a semaphore's free slot kept for the waiters queued ahead") 
                                       bulk("2"), integer(1), integer(1), integer(-1)})));
 }
 
+TEST_CASE("answers: shared holders, and the waiters queued before a run") {
+    auto readers =
+        decode_acquire(array({bulk("busy"), integer(27000), bulk("web1"), bulk("4242"), bulk("17"),
+                              bulk("shared"), integer(2), integer(27000), integer(0)}));
+    REQUIRE(readers);
+    const auto& r = std::get<Busy>(*readers);
+    CHECK(r.shared);
+    CHECK(r.limit == shared_cap);
+    CHECK(r.holders == 2);
+    CHECK(describe_holder(r) == "2 shared holders");
+
+    // Shared holders, and an exclusive waiter queued before this shared run: it goes first.
+    auto behind_writer =
+        decode_acquire(array({bulk("busy"), integer(9000), bulk("web1"), bulk("4242"), bulk("17"),
+                              bulk("shared"), integer(1), integer(9000), integer(1)}));
+    REQUIRE(behind_writer);
+    CHECK(describe_busy("db", std::get<Busy>(*behind_writer),
+                        describe_holder(std::get<Busy>(*behind_writer))) ==
+          "db is held by 1 shared holder, and a waiter queued before this run must have it "
+          "first");
+
+    // A free lock that the waiters queued before an exclusive run have been woken to take.
+    auto free_but_kept = decode_acquire(array({bulk("busy"), integer(9000), bulk(""), bulk(""),
+                                               bulk(""), bulk(""), integer(0), integer(9000),
+                                               integer(2)}));
+    REQUIRE(free_but_kept);
+    CHECK(describe_busy("db", std::get<Busy>(*free_but_kept),
+                        describe_holder(std::get<Busy>(*free_but_kept))) ==
+          "db is free, but kept for the 2 waiters queued before this run");
+
+    auto mismatch = decode_acquire(array({bulk("mismatch"), bulk("shared")}));
+    REQUIRE(mismatch);
+    CHECK(std::get<LimitMismatch>(*mismatch).held_limit == "shared");
+    CHECK_FALSE(decode_acquire(array({bulk("mismatch"), bulk("sharing")})));
+}
+
+TEST_CASE("answers: the scripts cap shared holders where the answers expect it") {
+    // The cap is written twice, in common.lua (which every script begins with) and answers.hpp.
+    const std::string source = redlockrun::lock::scripts::acquire.source;
+    CHECK(source.find(fmt::format("local shared_cap = {}\n", shared_cap)) != std::string::npos);
+}
+
 TEST_CASE("answers: a release that --min-hold keeps") {
     auto kept = decode_release(array({bulk("released"), bulk("kept"), integer(58000)}));
     REQUIRE(kept);
@@ -397,6 +441,12 @@ TEST_CASE("answers: a busy lock's holder note follows the holder's name") {
 
     // Kept as it was written: the logger and the status line escape what is not printable.
     CHECK(busy_with({bulk("two\nlines\x1b")}).note == "two\nlines\x1b");
+
+    // Whether the waiter is queued, after the note: an exclusive waiter with no one queued is
+    // not, and blocks on the shared wake-up list.
+    CHECK(busy_with({bulk(""), bulk("1")}).queued);
+    CHECK_FALSE(busy_with({bulk(""), bulk("")}).queued);
+    CHECK_FALSE(busy_with({bulk("")}).queued);
     CHECK(describe_note("").empty());
     CHECK(describe_note("x") == " (note: x)");
 

@@ -30,11 +30,11 @@ TEST_CASE("status json: free, never used and after use") {
     auto never = snapshot("none", "");
     never.last_fence = "";
     CHECK(json("job", never) ==
-          R"({"key":"job","state":"free","redis_type":"none","value":null,"limit":null,)"
+          R"({"key":"job","state":"free","redis_type":"none","value":null,"limit":null,"mode":null,)"
           R"("server_time_ms":1763812345000,"expires_ms":null,"remaining_ms":null,)"
           R"("last_fence":null,"holders":[]})");
     CHECK(json("job", snapshot("string", "1763812340")) ==
-          R"({"key":"job","state":"free","redis_type":"string","value":"1763812340","limit":null,)"
+          R"({"key":"job","state":"free","redis_type":"string","value":"1763812340","limit":null,"mode":null,)"
           R"("server_time_ms":1763812345000,"expires_ms":1763812340000,"remaining_ms":0,)"
           R"("last_fence":17,"holders":[]})");
 }
@@ -47,9 +47,9 @@ TEST_CASE("status json: held by redlockrun, with every holder field") {
     CHECK(
         json("job", held) ==
         R"({"key":"job","state":"held-after-command","redis_type":"string",)"
-        R"("value":"1763812357000","limit":1,"server_time_ms":1763812345000,)"
+        R"("value":"1763812357000","limit":1,"mode":"exclusive","server_time_ms":1763812345000,)"
         R"("expires_ms":1763812357000,"remaining_ms":12000,"last_fence":17,"holders":[)"
-        R"({"client":"redlockrun","host":"web1","pid":4242,"fence":17,)"
+        R"({"client":"redlockrun","mode":"exclusive","host":"web1","pid":4242,"fence":17,)"
         R"("acquired_ms":1763812342000,"expires_ms":1763812357000,"remaining_ms":12000,)"
         R"("hold_until_ms":1763812405000,"command_ended_ms":1763812344999,"note":null,"hold":false}]})");
 }
@@ -57,11 +57,11 @@ TEST_CASE("status json: held by redlockrun, with every holder field") {
 TEST_CASE("status json: held by a classic client, and a semaphore") {
     auto classic = snapshot("string", "1763812375", "1763812999999");
     CHECK(json("job", classic)
-              .find(R"("state":"held","redis_type":"string","value":"1763812375","limit":1,)") !=
+              .find(R"("state":"held","redis_type":"string","value":"1763812375","limit":1,"mode":"exclusive",)") !=
           std::string::npos);
     CHECK(
         json("job", classic)
-            .find(R"("holders":[{"client":"classic","host":null,"pid":null,"fence":null,)"
+            .find(R"("holders":[{"client":"classic","mode":"exclusive","host":null,"pid":null,"fence":null,)"
                   R"("acquired_ms":null,"expires_ms":1763812375000,"remaining_ms":30000,)"
                   R"("hold_until_ms":null,"command_ended_ms":null,"note":null,"hold":false}]})") !=
         std::string::npos);
@@ -73,9 +73,9 @@ TEST_CASE("status json: held by a classic client, and a semaphore") {
     semaphore.holders.push_back({{"web1", "42"}, "17", now - 3000, now + 27000, {}, {}, {}, {}});
     const std::string text = json("job", semaphore);
     CHECK(text.find(R"("state":"held","redis_type":"string")") != std::string::npos);
-    CHECK(text.find(R"("limit":3,)") != std::string::npos);
-    const auto first = text.find(R"({"client":"redlockrun","host":"web1","pid":42,"fence":17,)");
-    const auto second = text.find(R"({"client":"redlockrun","host":"web2","pid":43,"fence":18,)");
+    CHECK(text.find(R"("limit":3,"mode":"semaphore",)") != std::string::npos);
+    const auto first = text.find(R"({"client":"redlockrun","mode":"semaphore","host":"web1","pid":42,"fence":17,)");
+    const auto second = text.find(R"({"client":"redlockrun","mode":"semaphore","host":"web2","pid":43,"fence":18,)");
     CHECK(first != std::string::npos);
     CHECK(second != std::string::npos);
     CHECK(first < second);
@@ -97,7 +97,7 @@ TEST_CASE("status json: a holder's note, with any bytes; null for none") {
 
 TEST_CASE("status json: a foreign key, a key of any bytes, fields that are not numbers") {
     CHECK(json("job", snapshot("list", "")) ==
-          R"({"key":"job","state":"foreign","redis_type":"list","value":null,"limit":null,)"
+          R"({"key":"job","state":"foreign","redis_type":"list","value":null,"limit":null,"mode":null,)"
           R"("server_time_ms":1763812345000,"expires_ms":null,"remaining_ms":null,)"
           R"("last_fence":17,"holders":[]})");
     CHECK(
