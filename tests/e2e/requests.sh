@@ -6,7 +6,9 @@
 start_redis SECURE --requirepass pw
 
 # monitored PORT COMMAND...: runs COMMAND (in this shell) while MONITOR records; sets `sent` to the
-# commands that clients (not scripts) sent, without their arguments.
+# commands that clients (not scripts) sent, without their arguments. An ECHO sent after COMMAND marks
+# the end: once MONITOR has shown it, it has shown everything before it, however slow the machine
+# (a fixed pause missed a whole run under load); the marking client's own lines are left out.
 monitored() {
     local port=$1
     shift
@@ -14,11 +16,14 @@ monitored() {
     local monitor=$!
     wait_for "MONITOR" grep -q OK "$WORK/monitor"
     "$@"
-    sleep 0.3
+    redis-cli -p "$port" echo end-of-monitored >/dev/null
+    wait_for "the end of MONITOR's record" grep -q '"end-of-monitored"' "$WORK/monitor"
     kill "$monitor"
     wait "$monitor" 2>/dev/null
     # Lines look like: 1700000000.123456 [3 127.0.0.1:5000] "EVALSHA" "..."; scripts' show [3 lua].
-    sent=$(grep -v ' lua\] ' "$WORK/monitor" | grep -v '^OK$' |
+    local marker
+    marker=$(grep '"end-of-monitored"' "$WORK/monitor" | sed -E 's/^[0-9.]+ (\[[^]]*\]).*/\1/')
+    sent=$(grep -v ' lua\] ' "$WORK/monitor" | grep -vF "$marker" | grep -v '^OK$' |
         sed -E 's/^[0-9.]+ \[[^]]*\] "([A-Za-z]+)".*/\1/' | tr '\n' ' ')
 }
 
