@@ -72,6 +72,52 @@ test_unknown_scripts_are_sent_once_in_full() {
     expect_eq "$sent" "EVALSHA EVALSHA " "once the server knows them"
 }
 
+# The server's name and version as its `redis-server --version` tells them ("Redis server v=7.0.15",
+# "Valkey server v=8.0.1"; Valkey 7.2's says only "Server v=7.2.7"), as -v must name them.
+server_named_by_its_binary() {
+    local line version
+    line=$(redis-server --version)
+    version=$(sed -E 's/.* v=([^ ]+) .*/\1/' <<<"$line")
+    case "$line" in
+        "Redis server v="*) echo "Redis $version" ;;
+        "Valkey server v="* | "Server v="*) echo "Valkey $version" ;;
+        *) echo "an unknown server: $line" ;;
+    esac
+}
+
+test_verbose_names_the_server_with_the_first_request() {
+    local server
+    server=$(server_named_by_its_binary)
+    run_rlr -k job -- true # the server learns the scripts
+    monitored "$REDIS_PORT" run_rlr -v -k job -- true
+    expect_status 0
+    expect_contains "$err" "redlockrun: connected to 127.0.0.1:$REDIS_PORT ($server)" "-v's line"
+    # INFO goes out with the first request, not on a round trip of its own; without -v it is not
+    # sent at all (the tests above).
+    expect_eq "$sent" "INFO EVALSHA EVALSHA " "requests of a run with -v"
+
+    export REDISCLI_AUTH=pw
+    run_rlr -v -u "redis://127.0.0.1:$SECURE_PORT/5" -k job -- true
+    expect_status 0
+    expect_contains "$err" "redlockrun: connected to 127.0.0.1:$SECURE_PORT ($server, db 5)" \
+        "-v's line with a password and a database"
+    unset REDISCLI_AUTH
+}
+
+test_verbose_runs_for_a_user_without_info() {
+    # Nothing but -v wants INFO's answer: a user the server refuses it still runs, and -v says why
+    # it cannot name the server.
+    rcli acl setuser no-info on '>secret' allkeys allcommands -info >/dev/null
+    echo secret >"$WORK/no-info.password"
+    run_rlr -v -u "redis://no-info:@127.0.0.1:$REDIS_PORT" --password-file "$WORK/no-info.password" \
+        -k job -- true
+    expect_status 0
+    expect_contains "$err" "redlockrun: connected to 127.0.0.1:$REDIS_PORT (INFO refused: NOPERM" \
+        "-v's line when INFO is refused"
+    expect_contains "$err" "released job" "the run"
+    rcli acl deluser no-info >/dev/null
+}
+
 test_a_waiter_blocks_instead_of_polling() {
     run_rlr -k warm-up -- true # the server learns the scripts
     start_bg holder -k job -c "while [ ! -e '$WORK/go' ]; do sleep 0.02; done"
