@@ -7,6 +7,7 @@
 #include "options/cli.hpp"
 #include "options/configuration.hpp"
 #include "options/hide_password.hpp"
+#include "options/hold_request.hpp"
 #include "redis/settings.hpp"
 #include "run/run_locked.hpp"
 #include "run/standard_fds.hpp"
@@ -19,13 +20,25 @@
 #include <exception>
 #include <new>
 #include <string_view>
+#include <utility>
 
 namespace redlockrun {
 
 namespace {
 
+// A --release or --check alone skips CLI11: the parse would cost more than the rest of the
+// release, which a waiting run waits for (options/hold_request.hpp).
+CommandLine read_command_line(int argc, char** argv) {
+    if (auto request = read_hold_request(argc, argv)) {
+        CommandLine line;
+        line.options = std::move(*request);
+        return line;
+    }
+    return parse_command_line(argc, argv);
+}
+
 int act(int argc, char** argv, const ConfigPlaces& places, Logger& log) {
-    const CommandLine line = parse_command_line(argc, argv);
+    const CommandLine line = read_command_line(argc, argv);
     hide_url_passwords(argc, argv, line.url_values);
     switch (line.action) {
     case CommandLine::Action::help:

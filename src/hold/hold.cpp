@@ -359,6 +359,10 @@ int end_or_check_hold(const Options& options, const Logger& log, const Getenv& g
                   key, record->keeper);
         return options.lost_exit_code;
     }
+    // Whatever the answer to a --release, the hold is over, and its keeper removes its files after
+    // answering: removed here as well, a --check or --release that follows at once finds no hold
+    // rather than the socket of a keeper on its way out, which would not answer.
+    forget();
     const std::string& reply = *asked.reply;
     if (reply == "intact") {
         log.info("{} is held (fence {}), taken {}", key, record->fence, ago(record->taken_ms));

@@ -89,25 +89,29 @@ void write_all(int fd, const std::string& text) {
     }
 }
 
-// One line from a client, read within `limit`: a client that says nothing must not keep the
-// keeper from renewing.
+// One line from a client (`fd` does not block), read within `limit`: a client that says nothing
+// must not keep the keeper from renewing. A client sends its line as it connects, so it is read
+// before it is waited for: a --release is waited on by whoever waits for the lock.
 std::optional<std::string> read_request(int fd, Millis limit) {
     const SteadyTime until = steady_now() + limit;
     std::string line;
     char buffer[64];
     while (line.find('\n') == std::string::npos && line.size() < 256) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n > 0) {
+            line.append(buffer, static_cast<size_t>(n));
+            continue;
+        }
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
+            return std::nullopt;
+        }
         pollfd readable{fd, POLLIN, 0};
         if (::poll(&readable, 1, poll_timeout(until, limit)) <= 0) {
             return std::nullopt;
         }
-        const ssize_t n = ::read(fd, buffer, sizeof buffer);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            return std::nullopt;
-        }
-        line.append(buffer, static_cast<size_t>(n));
     }
     const auto end = line.find('\n');
     return end == std::string::npos ? std::nullopt : std::optional(line.substr(0, end));
@@ -216,13 +220,13 @@ bool Keeper::serve(int client) {
     } else if (*request == "release" && ended_early()) {
         // The owner, told to stop, releases on its way out: the hold was not kept to its end.
         (void)lock_.release(lock::CommandRan::yes, keeper_.valid_until());
-        remove_files();
         write_all(client, lost_reply() + "\n");
+        remove_files();
         return true;
     } else if (*request == "release") {
-        const std::string reply = release();
+        // The answer goes out first: the files are the --release's to remove too (hold.cpp).
+        write_all(client, release() + "\n");
         remove_files();
-        write_all(client, reply + "\n");
         return true;
     }
     return false;

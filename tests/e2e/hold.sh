@@ -339,6 +339,155 @@ test_bad_handles_are_refused() {
     expect_contains "$err" "cannot be trusted" "the message"
 }
 
+# --release and --check alone (with -q or -v) are read without the full parse of the command line
+# (options/hold_request.hpp); any other option, here a --ttl that they ignore, takes the full
+# parse. Both must answer alike: the same status, and the same message once the handles, keys and
+# numbers in it are set aside.
+normalised() { # TEXT: with handles, keys, numbers and durations set aside
+    local text=${1//"$HOLDS"/HOLDS}
+    sed -E 's/hold\.[0-9a-f]{32}/hold.ID/g; s/alike-[a-z]+/KEY/g
+            s/[0-9]+(\.[0-9]+)?(ms|s|m|h|d)?/N/g' <<<"$text"
+}
+
+answer_of() { # ARGS...: "STATUS|STDOUT|STDERR" of a run, normalised
+    run_rlr "$@"
+    normalised "$status|$out|$err"
+}
+
+expect_alike() { # WHAT ARGS...: the short cut and the full parse answer ARGS alike
+    local what=$1 short full
+    shift
+    short=$(answer_of "$@")
+    full=$(answer_of --ttl 30s "$@")
+    expect_eq "$short" "$full" "$what"
+    [ -n "$short" ] || fail "$what: no answer"
+}
+
+# A hold on KEY whose --max-hold has ended it: its handle in the variable NAME.
+ended_hold() { # NAME KEY
+    local assignments
+    assignments=$("$REDLOCKRUN" -k "$2" -t 2s --owner none --max-hold 200ms --hold) || return
+    eval "$assignments"
+    printf -v "$1" '%s' "$REDLOCKRUN_HOLD"
+    wait_for "the hold on $2 ends" grep -q '^ended=ended' "$REDLOCKRUN_HOLD"
+}
+
+test_release_and_check_answer_alike_without_the_full_parse() {
+    local verb
+    for verb in --release --check; do
+        (
+            unset REDLOCKRUN_HOLD
+            expect_alike "$verb: no handle, no \$REDLOCKRUN_HOLD" "$verb"
+            expect_alike "$verb -q: no handle" -q "$verb"
+            expect_alike "$verb -v: no handle" "$verb" --verbose
+            expect_alike "$verb: a handle never issued" "$verb" \
+                "$HOLDS/hold.0123456789abcdef0123456789abcdef"
+            mkdir -p -m 755 "$WORK/open"
+            expect_alike "$verb: a handle in a folder open to others" \
+                "$verb=$WORK/open/hold.0123456789abcdef0123456789abcdef"
+            expect_alike "$verb: not a handle" "$verb" /tmp/not-a-handle
+            exit "$TEST_FAILED"
+        ) || fail "$verb without a handle to use: the answers differ"
+    done
+
+    local first second
+    ended_hold first alike-ended || return
+    ended_hold second alike-ended || return
+    expect_alike "--check of an ended hold" --check "$first"
+    expect_alike "-v --check of an ended hold" -v --check "$first"
+    local short
+    short=$(answer_of --release "$first")
+    run_rlr --ttl 30s --release "$second"
+    expect_status 76 "--release of an ended hold"
+    expect_eq "$short" "$(normalised "$status|$out|$err")" \
+        "--release of an ended hold, with and without the full parse"
+    expect_alike "--release of a released hold" --release "$first"
+
+    eval "$("$REDLOCKRUN" -k alike-kept --owner none --max-hold 1m --hold)"
+    expect_alike "--check of a kept hold" --check
+    expect_alike "-q --check of a kept hold" -q --check "$REDLOCKRUN_HOLD"
+    expect_alike "-v --check of a kept hold" --check="$REDLOCKRUN_HOLD" -v
+    short=$(answer_of -v --release)
+    eval "$("$REDLOCKRUN" -k alike-kept --owner none --max-hold 1m --hold)"
+    run_rlr --ttl 30s -v --release
+    expect_status 0 "-v --release of a kept hold"
+    expect_contains "$err" "released alike-kept" "-v --release says so"
+    expect_eq "$short" "$(normalised "$status|$out|$err")" \
+        "-v --release of a kept hold, with and without the full parse"
+
+    eval "$("$REDLOCKRUN" -k alike-gone -t 1s --owner none --max-hold 1m --hold)"
+    kill -KILL "$(keeper_of "$REDLOCKRUN_HOLD")"
+    expect_alike "--check of a hold whose keeper was killed" --check
+
+    # Options --release does not take are refused as before, by the full parse.
+    run_rlr --release --json
+    expect_status 64 "--release --json"
+    expect_contains "$err" "--release goes with none of" "--release --json's message"
+    run_rlr -k alike-kept --check -q
+    expect_status 64 "--check -k"
+    expect_contains "$err" "--check takes no -k" "--check -k's message"
+    run_rlr -q -v --check
+    expect_status 64 "-q -v"
+    expect_contains "$err" "-q and -v exclude each other" "-q -v's message"
+}
+
+# The config files count for --release and --check read without the full parse, as for any run:
+# their --lost-exit-code is used, and a config file that cannot be read stops them.
+test_release_and_check_without_the_full_parse_read_the_config_files() {
+    local config="$WORK/config"
+    mkdir -p "$config/redlockrun"
+    eval "$("$REDLOCKRUN" -k config-gone -t 1s --owner none --max-hold 1m --hold)"
+    kill -KILL "$(keeper_of "$REDLOCKRUN_HOLD")"
+    echo 'lost-exit-code = 3' >"$config/redlockrun/config"
+    XDG_CONFIG_HOME="$config" run_rlr --check
+    expect_status 3 "--check of a lost hold with the config file's lost-exit-code"
+    XDG_CONFIG_HOME="$config" run_rlr -q --release "$REDLOCKRUN_HOLD"
+    expect_status 3 "--release of a lost hold with the config file's lost-exit-code"
+
+    eval "$("$REDLOCKRUN" -k config-kept --owner none --max-hold 1m --hold)"
+    echo 'no-such-entry = 1' >"$config/redlockrun/config"
+    XDG_CONFIG_HOME="$config" run_rlr --release
+    expect_status 64 "--release with a config file that cannot be read"
+    expect_contains "$err" "unknown entry 'no-such-entry'" "the config file's message"
+    lock_held config-kept || fail "--release let the lock go despite the config file's error"
+    run_rlr --release
+    expect_status 0 "--release once the config file is put right"
+}
+
+# A keeper answers a --release before it removes the hold's files, and the --release removes them
+# too: a --check or --release right after it finds no hold, never the socket of a keeper on its
+# way out, which answers no one. A stand-in keeper that answers and then stays, listening, is one
+# caught at that moment.
+test_a_check_right_after_a_release_finds_no_hold() {
+    mkdir -p -m 700 "$HOLDS"
+    local handle="$HOLDS/hold.0123456789abcdef0123456789abcdef"
+    /usr/bin/python3 -c '
+import socket, sys, time
+listener = socket.socket(socket.AF_UNIX)
+listener.bind(sys.argv[1])
+listener.listen(8)
+open(sys.argv[2], "w").write("listening")
+client, _ = listener.accept()
+client.recv(64)
+client.sendall(b"released\n")
+client.close()
+time.sleep(60)
+' "$handle.sock" "$WORK/listening" &
+    local keeper=$!
+    BACKGROUND_PIDS+=("$keeper")
+    printf 'key=on-its-way-out\nfence=1\nowner=0\nowner_start=0\nkeeper=%s\ntaken_ms=%s\n' \
+        "$keeper" "$(now_ms)" >"$handle"
+    printf 'ended=\nended_ms=0\nwhy=\n' >>"$handle"
+    wait_for "the stand-in keeper listens" test -s "$WORK/listening" || return
+    run_rlr --release "$handle"
+    expect_status 0 "--release"
+    RUN_RLR_LIMIT=30 run_rlr --check "$handle"
+    expect_status 64 "--check right after the --release"
+    expect_contains "$err" "no hold has the handle" "--check's message"
+    RUN_RLR_LIMIT=15 run_rlr --release "$handle"
+    expect_status 64 "--release right after the --release"
+}
+
 test_min_hold_keeps_a_released_hold() {
     eval "$("$REDLOCKRUN" -k minhold --min-hold 3s --owner none --max-hold 1m --hold)"
     run_rlr --release

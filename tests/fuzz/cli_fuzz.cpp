@@ -1,10 +1,13 @@
 // The command line: argv made of the input split at NUL bytes. Whatever it holds, parsing returns
 // or throws a usage error (64) with a message, never another exception, an exit() or an abort; a
-// command line that parses converts and checks (configure()) with the same outcome.
+// command line that parses converts and checks (configure()) with the same outcome. A line that
+// the short cut for --release and --check reads (options/hold_request.hpp) parses, and to the
+// same options.
 #include "base/exit_status.hpp"
 #include "base/fatal.hpp"
 #include "options/cli.hpp"
 #include "options/configuration.hpp"
+#include "options/hold_request.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -47,12 +50,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     argv.push_back(nullptr);
 
+    const auto request = read_hold_request(static_cast<int>(words.size()), argv.data());
     CommandLine line;
     try {
         line = parse_command_line(static_cast<int>(words.size()), argv.data());
     } catch (const Fatal& error) {
+        check(!request);
         check_usage_error(error);
         return 0;
+    }
+    if (request) {
+        check(line.action == CommandLine::Action::run);
+        check(line.options == *request);
+        check(line.url_values.empty());
     }
     if (line.action == CommandLine::Action::help) {
         check(!help_text().empty());
