@@ -602,7 +602,7 @@ test_each_semaphore_holder_has_its_own_note() {
     local now owner
     now=$(server_ms)
     owner=$(owner_key_of old)
-    rcli set old $((now + 30000)) PXAT $((now + 30000)) >/dev/null
+    rcli set old $((now + 30000)) >/dev/null && rcli pexpireat old $((now + 30000)) >/dev/null
     rcli hset "$owner" limit 2 value $((now + 30000)) \
         holder:tok-old "$(semaphore_record $((now + 30000)) 7 web1 101 $((now - 1000)) 0 0)" >/dev/null
     status_both old
