@@ -312,13 +312,17 @@ test_a_blpop_error_without_a_grant_is_69_naming_the_key() {
     expect_eq "$(rcli exists '{job}:redlockrun:queue')" 0 "the waiter was not queued"
 }
 
+job_queue_is() { [ "$(rcli zcard '{job}:redlockrun:queue')" = "$1" ]; }
+
 test_a_queued_waiter_s_blpop_error_is_69_naming_its_list() {
     # A classic client holds the lock (rechecked every 100 ms); a shared waiter is queued, and
     # blocks on a list of its own, named after the id it is queued under, which something else
     # then overwrites.
     rcli set job $(( $(server_ms) + 60000 )) >/dev/null
     start_bg waiter -s -w 30s -k job -- touch "$WORK/ran"
-    wait_for "the waiter to be queued" test "$(rcli zcard '{job}:redlockrun:queue')" = 1
+    # The queue's size is read at each try: a $(...) among wait_for's words is read once, before the
+    # waiter may have queued, and then waits in vain.
+    wait_for "the waiter to be queued" job_queue_is 1
     local id list
     id=$(rcli zrange '{job}:redlockrun:queue' 0 -1 | sed 's/^[0-9]*://')
     list="{job}:redlockrun:wake:$id"
