@@ -74,6 +74,11 @@ int act(int argc, char** argv, const ConfigPlaces& places, Logger& log) {
         log.notice("{}", warning);
     }
     log.info("{}", redis::describe_connection(*settings));
+    if (options.verbosity == Verbosity::verbose) {
+        settings->on_connected = [&log](const std::string& connected) {
+            log.info("{}", connected);
+        };
+    }
     const auto format = options.json ? StatusFormat::json : StatusFormat::text;
     if (options.list_pattern) {
         return list_locks(*options.list_pattern, format, *settings);

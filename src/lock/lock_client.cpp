@@ -198,8 +198,12 @@ Expected<Attempt, CallFailure> LockClient::acquire_once() {
 
 Expected<Attempt, CallFailure> LockClient::wait_then_acquire_once(Millis timeout) {
     const bool from_shared = on_shared_list();
-    // BLPOP takes seconds, with decimals since Redis 6; 0 would mean forever.
-    const auto ms = std::max<long long>(timeout.count(), 1);
+    // BLPOP takes seconds, with decimals since Redis 6; 0 would mean forever. Redis before 7.0.8
+    // truncates the seconds times 1000, as a long double, to whole milliseconds, which makes 0.001
+    // a 0 (redis#11687): a timeout of 2 ms or more stays above 0 whatever the server, and 10 ms
+    // leaves room; a wait whose end is nearer than that overruns it by at most those 10 ms.
+    constexpr long long shortest_blpop_ms = 10;
+    const auto ms = std::max<long long>(timeout.count(), shortest_blpop_ms);
     const std::string seconds = fmt::format("{}.{:03}", ms / 1000, ms % 1000);
     redis::CallOptions options;
     options.server_wait = Millis{ms} + (params_.replicas > 0 ? params_.replica_wait : Millis{0});

@@ -75,7 +75,8 @@ public:
     // grant that fewer than --replicas replicas confirmed (an error_reply failure saying so).
     Expected<Attempt, redis::CallFailure> acquire();
 
-    // Blocks (BLPOP) on the wake-up list for up to `timeout`, with the acquire pipelined behind it:
+    // Blocks (BLPOP) on the wake-up list for up to `timeout` (10 ms at least, a timeout every
+    // supported server reads as one), with the acquire pipelined behind it:
     // Redis runs it the moment the BLPOP returns, token or not, which saves the round trip a waiter
     // would otherwise make after waking. Its validity counts from the send time of the pair. A
     // grant is returned even if the BLPOP failed; a BLPOP error without a grant is a failure. A

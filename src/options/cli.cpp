@@ -244,8 +244,8 @@ Declarations::Declarations() {
     flag("-q,--quiet", "no message when the lock is busy, nor that a\nrun waits and got it",
          &OptionText::quiet);
     flag("-v,--verbose",
-         "name the server and where its URL came from;\nreport waiting, acquiring, renewing, "
-         "releasing\nand forwarded signals, each with what it timed",
+         "name the server, its version and where its\nURL came from; report waiting, acquiring,\n"
+         "renewing, releasing and forwarded signals,\neach with what it timed",
          &OptionText::verbose);
     stop("-h,--help", "display this help", [] { throw CLI::CallForHelp(); });
     stop("-V,--version", "display version", [] { throw CLI::CallForVersion(); });

@@ -2,6 +2,7 @@
 
 #include "redis/connect.hpp"
 #include "redis/error_reply.hpp"
+#include "redis/server_info.hpp"
 
 #include <fmt/format.h>
 
@@ -23,6 +24,7 @@ void Connection::close() {
     login_.clear();
     received_.clear();
     checking_role_ = false;
+    describing_server_ = false;
 }
 
 CallFailure Connection::fail(CallFailure::Kind kind, std::string message) {
@@ -74,6 +76,10 @@ Expected<bool, CallFailure> Connection::connect(const CallOptions& options) {
     }
     if (endpoint.db != 0) {
         login_.push_back(Command{"SELECT", std::to_string(endpoint.db)});
+    }
+    if (settings_.on_connected) {
+        login_.push_back(Command{"INFO", "server"});
+        describing_server_ = true;
     }
     if (endpoint.via_sentinel()) {
         login_.push_back(Command{"ROLE"});
@@ -190,6 +196,11 @@ Expected<std::vector<Reply>, CallFailure> Connection::attempt(const std::vector<
     const size_t expected = login_count + commands.size();
     const bool role_asked = checking_role_;
     checking_role_ = false;
+    // INFO's answer is for -v alone: a server that refuses it (an ACL user without INFO) still
+    // logged this connection in.
+    const bool info_asked = describing_server_;
+    const size_t info_index = login_count - 1 - (role_asked ? 1 : 0);
+    describing_server_ = false;
     login_.clear();
     received_.clear();
 
@@ -252,7 +263,7 @@ Expected<std::vector<Reply>, CallFailure> Connection::attempt(const std::vector<
     std::vector<Reply> replies(std::make_move_iterator(received_.begin() + login_count),
                                std::make_move_iterator(received_.end()));
     for (size_t i = 0; i < login_count; ++i) {
-        if (received_[i].is_error()) {
+        if (received_[i].is_error() && !(info_asked && i == info_index)) {
             return unexpected(CallFailure{CallFailure::Kind::login_refused,
                                           explain_error_reply(received_[i], settings_.endpoint),
                                           std::move(replies)});
@@ -262,6 +273,9 @@ Expected<std::vector<Reply>, CallFailure> Connection::attempt(const std::vector<
         if (auto refused = refuse_unless_master(received_[login_count - 1])) {
             return unexpected(std::move(*refused));
         }
+    }
+    if (info_asked) {
+        settings_.on_connected(describe_connected(settings_.endpoint, received_[info_index]));
     }
     received_.clear();
     return replies;

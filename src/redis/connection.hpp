@@ -201,6 +201,7 @@ private:
     std::string named_by_; // the sentinel that named the master last, for messages
     std::string master_news_;
     bool checking_role_ = false;
+    bool describing_server_ = false;         // INFO server went out with the login, before any ROLE
     std::optional<std::minstd_rand> random_; // seeded at the first pause between redirects
 };
 

@@ -49,7 +49,8 @@ Expected<ScriptReplies, CallFailure> run_script_then(Connection& connection, con
     auto replies =
         connection.call(with_after(script_command("EVALSHA", script.sha1, keys, args)), options);
     if (replies && replies->front().error_code() == "NOSCRIPT") {
-        // First use on this server (or after SCRIPT FLUSH): send the body, which also caches it.
+        // First use on this server, after SCRIPT FLUSH or a restart, or on a replica a failover
+        // promoted (EVAL replicates its effects, never the script): send the body, which caches it.
         replies =
             connection.call(with_after(script_command("EVAL", script.source, keys, args)), options);
     }

@@ -43,6 +43,10 @@ struct ConnectionSettings {
     std::optional<std::string> sentinel_password;
     std::shared_ptr<const TlsClient> tls; // set for rediss:// only
     std::vector<std::string> warnings;    // for the user, before anything connects
+    // For -v: when set, every new connection to a server (not to a sentinel) asks INFO server in
+    // the same write as its login and first request, and passes this a line naming the server it
+    // reached: "connected to 127.0.0.1:6379 (Valkey 8.0.1)". Unset, nothing more is asked.
+    std::function<void(const std::string& line)> on_connected;
 };
 
 // What one config file says about the connection.

@@ -12,6 +12,8 @@ and the code.
 - the commands the man page tells ACL users to allow are those the Lua scripts call;
 - --help's --url entry, the man page's Precedence and the README's give the same order of the
   places the server comes from;
+- the man page's COMPATIBILITY lists the servers the tests run against: those of the compat
+  label (COMPAT_SERVERS, which tests/compat/build-servers builds) and Debian's;
 - in README.md and docs/*.md, every relative link leads to a file that exists, and every #anchor
   to a heading of it (GitHub's slugs); every long option they name for redlockrun is one that
   --help lists; the ACL rule of docs/lock.md allows every command the lock's scripts call; and the
@@ -354,6 +356,42 @@ def check_markdown(source, options, called):
         check_acl_rule(lock_page.read_text(), called)
 
 
+# The tested servers ------------------------------------------------------------------------------
+
+# Every suite runs against Debian's redis-server; the compat label runs them against each server
+# that tests/compat/build-servers builds, one test per name in COMPAT_SERVERS.
+DEBIAN_SERVER = "Redis 7.0 (Debian 12's redis-server)"
+
+
+def compat_servers(source):
+    """The servers of the compat label, as the man page names them: redis-6.0.20 is Redis 6.0.20."""
+    cmake = (source / "tests/CMakeLists.txt").read_text()
+    found = re.search(r"^set\(COMPAT_SERVERS ([^)]*)\)", cmake, re.M)
+    if not found:
+        problem("tests/CMakeLists.txt: no set(COMPAT_SERVERS ...)")
+        return []
+    names = []
+    for server in found.group(1).split():
+        name, _, version = server.partition("-")
+        names.append(f"{name.capitalize()} {version}")
+    return names
+
+
+def check_tested_servers(page, source):
+    """The man page's COMPATIBILITY lists, as its first bullets, exactly the servers tested."""
+    section = re.search(r"^\.SH COMPATIBILITY\n(.*?)(?=^\.SH )", page, re.M | re.S)
+    if not section:
+        problem("redlockrun.1: no COMPATIBILITY section")
+        return
+    bullets = re.search(r"((?:^\.IP \\\(bu 2\n.*\n)+)", section.group(1), re.M)
+    listed = re.findall(r"^\.IP \\\(bu 2\n(.*)$", bullets.group(1), re.M) if bullets else []
+    tested = compat_servers(source) + [DEBIAN_SERVER]
+    for server in sorted(set(tested) - set(listed)):
+        problem(f"redlockrun.1: COMPATIBILITY does not list {server}, which the tests run against")
+    for server in sorted(set(listed) - set(tested)):
+        problem(f"redlockrun.1: COMPATIBILITY lists {server}, which no test runs against")
+
+
 # The fault suite's report ------------------------------------------------------------------------
 
 REPORT_ROW = re.compile(r"^\| ([a-z0-9-]+) \|")
@@ -463,6 +501,7 @@ def main():
             problem(f"{man_path.name}: the ACL list names {command}, which no script calls")
 
     check_url_precedence(help_text, entries, page, (source / "README.md").read_text())
+    check_tested_servers(page, source)
     check_markdown(source, set(options), called)
     check_reliability_report(source)
 

@@ -66,7 +66,7 @@ test_a_waiter_notices_a_classic_release_promptly() {
 }
 
 test_timestamp_unit_s_writes_whole_seconds_rounded_up() {
-    run_rlr --timestamp-unit s -t 1500ms -k job -- sh -c "redis-cli -p $REDIS_PORT get job; redis-cli -p $REDIS_PORT pexpiretime job"
+    run_rlr --timestamp-unit s -t 1500ms -k job -- sh -c "redis-cli -p $REDIS_PORT get job; redis-cli -p $REDIS_PORT --eval '$EXPIRY_SCRIPT' job"
     expect_status 0
     local value expiretime now
     { read -r value; read -r expiretime; } <<<"$out"

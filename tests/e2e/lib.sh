@@ -1,7 +1,9 @@
 # Sourced by every end-to-end test file. Starts real redis-server processes on free ports, runs the
 # redlockrun binary against them, and reports each test_* function as ok / not ok.
 #
-#   REDLOCKRUN   the binary under test (set by CTest)
+#   REDLOCKRUN             the binary under test (set by CTest)
+#   REDLOCKRUN_SERVER_BIN  a folder whose redis-server, redis-cli and redis-sentinel the suite runs
+#                          (tests/compat/build-servers makes them); default: those on PATH
 #
 # A missing redis-server is a failure, never a skip.
 
@@ -29,6 +31,16 @@ cleanup() {
     rm -rf "$WORK"
 }
 trap cleanup EXIT
+
+# The server's folder goes first on PATH, so that the suites' own redis-cli calls and the commands
+# they run under a lock (sh -c "redis-cli ...") use that server's tools too.
+if [ -n "${REDLOCKRUN_SERVER_BIN:-}" ]; then
+    if ! [ -x "$REDLOCKRUN_SERVER_BIN/redis-server" ]; then
+        echo "FATAL: REDLOCKRUN_SERVER_BIN=$REDLOCKRUN_SERVER_BIN has no redis-server" >&2
+        exit 1
+    fi
+    export PATH="$REDLOCKRUN_SERVER_BIN:$PATH"
+fi
 
 for tool in redis-server redis-cli; do
     if ! command -v "$tool" >/dev/null; then
@@ -167,12 +179,39 @@ database_snapshot() {
             # DUMP of a hash in a hash table follows the table's order, which a mere read can
             # change while the table is rehashed: compare the fields in order instead.
             echo "$key hash $(rcli --no-raw hgetall "$key" | sed "s/^ *[0-9]*) //" | paste - - | sort | tr '\n' ' ')" \
-                "$(rcli pexpiretime "$key")"
+                "$(expiry_ms "$key")"
         else
-            echo "$key $(rcli --no-raw dump "$key") $(rcli pexpiretime "$key")"
+            echo "$key $(rcli --no-raw dump "$key") $(expiry_ms "$key")"
         fi
     done
 }
+
+# expiry_ms KEY: the server time (ms) at which KEY expires, -1 if it has none, -2 if it is missing:
+# PEXPIRETIME's answer. Redis before 7.0 has no PEXPIRETIME; there the script reads TIME, PTTL and
+# TIME again, and answers only from a try whose two TIMEs fall in the same millisecond: PTTL counted
+# from that millisecond, so the answer is as exact as PEXPIRETIME's (a snapshot compares it).
+# $EXPIRY_SCRIPT also serves a command run under a lock: redis-cli --eval "$EXPIRY_SCRIPT" KEY.
+EXPIRY_SCRIPT="$WORK/expiry.lua"
+cat >"$EXPIRY_SCRIPT" <<'EOF_LUA'
+local exact = redis.pcall('PEXPIRETIME', KEYS[1])
+if type(exact) == 'number' then
+    return exact
+end
+for _ = 1, 100 do
+    local before = redis.call('TIME')
+    local ttl = redis.call('PTTL', KEYS[1])
+    local after = redis.call('TIME')
+    if ttl < 0 then
+        return ttl
+    end
+    local ms = before[1] * 1000 + math.floor(before[2] / 1000)
+    if ms == after[1] * 1000 + math.floor(after[2] / 1000) then
+        return ms + ttl
+    end
+end
+return redis.error_reply('no try read PTTL within one millisecond')
+EOF_LUA
+expiry_ms() { rcli --eval "$EXPIRY_SCRIPT" "$1"; }
 
 # Server time in ms, the clock the lock is judged by.
 server_ms() {

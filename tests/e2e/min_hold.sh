@@ -4,9 +4,6 @@
 . "$(dirname "$0")/lib.sh"
 CLASSIC="$(dirname "$0")/classic_client.py"
 
-# The server time (ms) at which the lock key expires.
-key_expiry_ms() { rcli pexpiretime "$1"; }
-
 # Sleeps until the server's clock reaches $1 (ms).
 sleep_until_server_ms() {
     local left=$(($1 - $(server_ms)))
@@ -23,7 +20,7 @@ test_a_short_command_keeps_the_lock_until_min_hold() {
     expect_status 0
     # Held until grant + 3 s, by the server's clock, after its command ended.
     local expiry
-    expiry=$(key_expiry_ms report)
+    expiry=$(expiry_ms report)
     expect_ge "$expiry" $((before + 3000)) "the key expires no earlier than grant + 3s"
     expect_lt "$expiry" $((after + 3001)) "and no later"
     expect_eq "$(rcli get report)" "$expiry" "the key holds its expiry, as a classic lock"
@@ -77,7 +74,7 @@ test_a_waiter_acquires_when_min_hold_ends() {
     run_rlr --min-hold 2s -k report -- true
     expect_status 0
     local expiry
-    expiry=$(key_expiry_ms report)
+    expiry=$(expiry_ms report)
     run_rlr -v -k report -c "redis-cli -p $REDIS_PORT time | tr '\n' ' '"
     expect_status 0
     local started t
@@ -109,10 +106,10 @@ test_renewals_during_the_command_keep_the_min_hold_time() {
     before=$(server_ms)
     start_bg holder -v --ttl 1s --min-hold 5s -k report -c "while [ ! -e '$WORK/go' ]; do sleep 0.02; done"
     wait_for "two renewals" renewed_at_least 2
-    expect_ge "$(key_expiry_ms report)" $((before + 5000)) "the key's expiry after renewals"
+    expect_ge "$(expiry_ms report)" $((before + 5000)) "the key's expiry after renewals"
     touch "$WORK/go"
     exit_of "$holder" || fail "the holder failed: $(cat "$WORK/holder.err")"
-    expect_ge "$(key_expiry_ms report)" $((before + 5000)) "the key's expiry after the release"
+    expect_ge "$(expiry_ms report)" $((before + 5000)) "the key's expiry after the release"
 }
 
 renewed_at_least() { [ "$(grep -c '^redlockrun: renewed report in ' "$WORK/holder.err")" -ge "$1" ]; }
@@ -186,7 +183,7 @@ test_min_hold_with_limit_keeps_the_slot() {
     run_rlr --limit 2 -n -k report -- touch "$WORK/ran-3"
     expect_status 75
     [ -e "$WORK/ran-3" ] && fail "a third holder ran beside two slots kept by --min-hold"
-    sleep_until_server_ms $(($(key_expiry_ms report) + 50))
+    sleep_until_server_ms $(($(expiry_ms report) + 50))
     run_rlr --limit 2 -n -k report -- touch "$WORK/ran-3"
     expect_status 0
 }

@@ -109,7 +109,7 @@ test_a_holder_keeps_its_lock_across_a_failover() {
     new_master=$(master_port)
     # More than a TTL after the failover: only renewals on the new master keep the lock there.
     local expiry
-    expiry=$(rcli pexpiretime job)
+    expiry=$(expiry_ms job)
     wait_until 10 "a renewal on the new master" expiry_moved_past job "$expiry"
     sleep 4
     expect_eq "$(master_port)" "$new_master" "no second failover happened"
@@ -134,7 +134,52 @@ test_a_holder_keeps_its_lock_across_a_failover() {
     reconnect_master "$old_node"
 }
 
-expiry_moved_past() { [ "$(rcli pexpiretime "$1")" -gt "$2" ]; }
+expiry_moved_past() { [ "$(expiry_ms "$1")" -gt "$2" ]; }
+
+# What data node N knows of the lock's scripts, and how often it ran EVAL and EVALSHA (INFO, as
+# Redis 6.0 has it).
+cached_scripts() { dcli "$1" info memory | tr -d '\r' | awk -F: '$1 == "number_of_cached_scripts" { print $2 }'; }
+evals_on() { [ "$(calls_of "$1" eval)" -ge 1 ]; }
+calls_of() {
+    dcli "$1" info commandstats | tr -d '\r' |
+        awk -F'[:=,]' -v name="cmdstat_$2" '$1 == name { calls = $3 } END { print calls + 0 }'
+}
+
+# A replica never learns the lock's scripts: redlockrun sends them in full with EVAL, whose effects
+# alone reach the replicas (Redis 5 onwards), never with SCRIPT LOAD (which Redis 7.0 stopped
+# replicating too). After a failover the new master answers EVALSHA with NOSCRIPT: a holder's
+# renewals there, and a run after the failover, send their scripts again with EVAL and carry on.
+test_a_promoted_replica_is_sent_the_scripts_again() {
+    before_each || return
+    local old_node n
+    old_node=$(master_node)
+    for n in "${DATA_NODES[@]}"; do
+        # As a replica that has never been a master: a node the suite promoted before knows them.
+        [ "$n" = "$old_node" ] || { dcli "$n" script flush && dcli "$n" config resetstat; } >/dev/null
+    done
+    start_bg holder --replicas 1 -t 3s -u "$URL" -k job -- bash "$SECTION" "$WORK/sections" holder "$WORK/done"
+    wait_for "the holder" lock_held job || return
+    expect_eq "$(rcli wait 2 5000)" 2 "replicas that acknowledged the grant"
+    for n in "${DATA_NODES[@]}"; do
+        [ "$n" = "$old_node" ] || expect_eq "$(cached_scripts "$n")" 0 "scripts on replica $n after a grant"
+    done
+    force_failover || return
+    local new_node
+    new_node=$(master_node)
+    wait_until 10 "the holder's renewal on the new master" evals_on "$new_node" || return
+    touch "$WORK/done"
+    exit_of "$holder"
+    expect_eq "$?" 0 "the holder's status: $(cat "$WORK/holder.err")"
+    local evals evalshas
+    evals=$(calls_of "$new_node" eval)
+    evalshas=$(calls_of "$new_node" evalsha)
+    # The holder sent renew and release: acquire is still unknown there.
+    run_rlr -u "$URL" -k job -- true
+    expect_status 0 "a run after the failover"
+    expect_eq "$(calls_of "$new_node" evalsha)" $((evalshas + 2)) "EVALSHA calls of the run"
+    expect_eq "$(calls_of "$new_node" eval)" $((evals + 1)) "EVAL calls of the run (acquire, after NOSCRIPT)"
+    sections_never_overlap "$WORK/sections" 1
+}
 
 # Sentinels that stop answering while a holder runs cost it nothing: each question before a renewal
 # is given up within half the time the lock has left, and the renewal goes to the master it has.

@@ -72,12 +72,12 @@ check_untouched() {
     rcli flushall >/dev/null
     eval "$setup" >/dev/null
     local before
-    before=$(rcli --no-raw dump job; rcli pexpiretime job; rcli dbsize)
+    before=$(rcli --no-raw dump job; expiry_ms job; rcli dbsize)
     run_rlr -k job -- touch "$WORK/ran"
     expect_status 65 "$setup"
     expect_contains "$err" "nothing was changed" "message for $setup"
     [ -e "$WORK/ran" ] && fail "the command ran for $setup"
-    expect_eq "$(rcli --no-raw dump job; rcli pexpiretime job; rcli dbsize)" "$before" "key and database after $setup"
+    expect_eq "$(rcli --no-raw dump job; expiry_ms job; rcli dbsize)" "$before" "key and database after $setup"
     run_rlr -k job -w 1 -- true
     expect_status 65 "$setup with -w"
 }

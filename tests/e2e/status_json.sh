@@ -139,7 +139,8 @@ test_status_json_of_a_lock_held_after_its_command_ended() {
     local now expiry
     now=$(server_ms)
     expiry=$((now + 60000))
-    rcli set job "$expiry" PXAT "$expiry" >/dev/null
+    # SET and then PEXPIREAT: Redis 6.0 has no SET ... PXAT.
+    rcli set job "$expiry" >/dev/null && rcli pexpireat job "$expiry" >/dev/null
     rcli hset '{job}:redlockrun:owner' token s3cret-token value "$expiry" fence 41 host web7 \
         pid 99 acquired_ms $((now - 5000)) hold_until_ms "$expiry" ended_ms $((now - 2000)) >/dev/null
     status_both job
@@ -166,7 +167,7 @@ test_status_json_of_a_semaphore_lists_its_live_holders() {
     now=$(server_ms)
     expiry=$((now + 30000))
     owner=$(owner_key_of sem)
-    rcli set sem "$expiry" PXAT "$expiry" >/dev/null
+    rcli set sem "$expiry" >/dev/null && rcli pexpireat sem "$expiry" >/dev/null
     rcli hset "$owner" limit 3 value "$expiry" \
         holder:tok-second "$(semaphore_record "$expiry" 12 web2 202 $((now - 1000)) 0 0)" \
         holder:tok-first "$(semaphore_record $((now + 20000)) 11 web1 101 $((now - 4000)) $((now + 20000)) $((now - 500)))" \
@@ -198,7 +199,7 @@ test_status_of_a_record_whose_fence_is_not_a_number_in_range() {
     now=$(server_ms)
     expiry=$((now + 30000))
     owner=$(owner_key_of sem)
-    rcli set sem "$expiry" PXAT "$expiry" >/dev/null
+    rcli set sem "$expiry" >/dev/null && rcli pexpireat sem "$expiry" >/dev/null
     for fence in 1e400 -1e400 18446744073709551616 9007199254740993 1.5 -3; do
         rcli hset "$owner" limit 3 value "$expiry" holder:tok-odd \
             "{\"expiry_ms\":$expiry,\"fence\":$fence,\"host\":\"web1\",\"pid\":101,\"acquired_ms\":$((now - 1000)),\"hold_until_ms\":0,\"ended_ms\":0}" >/dev/null
@@ -213,7 +214,7 @@ test_status_of_a_record_whose_fence_is_not_a_number_in_range() {
     done
     # The exclusive layout holds the fence as text.
     rcli del "$owner" >/dev/null
-    rcli set job "$expiry" PXAT "$expiry" >/dev/null
+    rcli set job "$expiry" >/dev/null && rcli pexpireat job "$expiry" >/dev/null
     for fence in 1e400 99999999999999999999 ''; do
         rcli hset "$(owner_key_of job)" token s3cret-token value "$expiry" fence "$fence" host web7 \
             pid 99 acquired_ms $((now - 5000)) >/dev/null
@@ -601,7 +602,7 @@ test_each_semaphore_holder_has_its_own_note() {
     local now owner
     now=$(server_ms)
     owner=$(owner_key_of old)
-    rcli set old $((now + 30000)) PXAT $((now + 30000)) >/dev/null
+    rcli set old $((now + 30000)) >/dev/null && rcli pexpireat old $((now + 30000)) >/dev/null
     rcli hset "$owner" limit 2 value $((now + 30000)) \
         holder:tok-old "$(semaphore_record $((now + 30000)) 7 web1 101 $((now - 1000)) 0 0)" >/dev/null
     status_both old

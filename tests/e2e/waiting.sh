@@ -59,6 +59,24 @@ test_wait_limit_gives_up_with_75() {
     touch "$WORK/release-job"
 }
 
+# Redis before 7.0.8 reads a BLPOP timeout of 0.001 s as 0, which blocks for ever (redis#11687). A
+# wait that ends within a millisecond or two of its first try blocks that short: it must still give
+# up with 75 at the end of -w on every server, not block until the reply's deadline ends it with 69.
+test_a_wait_with_milliseconds_left_gives_up_with_75() {
+    hold job
+    local round limit
+    for round in 1 2 3 4 5; do
+        for limit in 1ms 2ms 3ms 5ms; do
+            RUN_RLR_LIMIT=30 run_rlr --connect-timeout 1s -w "$limit" -k job -- touch "$WORK/ran"
+            expect_status 75 "-w $limit, round $round"
+            expect_lt "$elapsed_ms" 1000 "-w $limit, round $round: gave up at its end"
+            [ "$status" = 75 ] || break 2
+        done
+    done
+    [ -e "$WORK/ran" ] && fail "the command ran without the lock"
+    touch "$WORK/release-job"
+}
+
 test_a_holder_that_does_not_renew_is_shown_with_its_expiry() {
     hold job --no-renew -t 40s
     run_rlr -n -k job -- true
@@ -294,14 +312,17 @@ test_a_blpop_error_without_a_grant_is_69_naming_the_key() {
     expect_eq "$(rcli exists '{job}:redlockrun:queue')" 0 "the waiter was not queued"
 }
 
+job_queue_is() { [ "$(rcli zcard '{job}:redlockrun:queue')" = "$1" ]; }
+
 test_a_queued_waiter_s_blpop_error_is_69_naming_its_list() {
     # A classic client holds the lock (rechecked every 100 ms); a shared waiter is queued, and
     # blocks on a list of its own, named after the id it is queued under, which something else
     # then overwrites.
     rcli set job $(( $(server_ms) + 60000 )) >/dev/null
     start_bg waiter -s -w 30s -k job -- touch "$WORK/ran"
-    queued() { [ "$(rcli zcard '{job}:redlockrun:queue')" = 1 ]; }
-    wait_for "the waiter to be queued" queued
+    # The queue's size is read at each try: a $(...) among wait_for's words is read once, before the
+    # waiter may have queued, and then waits in vain.
+    wait_for "the waiter to be queued" job_queue_is 1
     local id list
     id=$(rcli zrange '{job}:redlockrun:queue' 0 -1 | sed 's/^[0-9]*://')
     list="{job}:redlockrun:wake:$id"

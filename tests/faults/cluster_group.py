@@ -41,7 +41,8 @@ class Group:
             # Distinct epochs from the start: no collision for the cluster to resolve first.
             node.call("CLUSTER", "SET-CONFIG-EPOCH", i + 1)
             last = SLOTS - 1 if i == masters - 1 else (i + 1) * share - 1
-            node.call("CLUSTER", "ADDSLOTSRANGE", i * share, last)
+            # ADDSLOTS, not ADDSLOTSRANGE: Redis 6 has only the former.
+            node.call("CLUSTER", "ADDSLOTS", *range(i * share, last + 1))
         for node in self.nodes[1:]:
             self.nodes[0].call("CLUSTER", "MEET", HOST, node.port)
         self.ids = {node.port: self.node_id(node) for node in self.nodes}
