@@ -45,10 +45,10 @@ stop_monitor() {
     wait "$monitor" 2>/dev/null
 }
 
-check_run() { # WHAT
+check_run() { # WHAT [COMMANDS REDIS SAW, sorted]
     expect_eq "$status" 3 "$1: the command's status, no signal forwarded to it"
     expect_eq "$(error_replies)" 0 "$1: Redis got no request it refused"
-    expect_eq "$(monitor_commands)" "EVALSHA " "$1: commands Redis saw"
+    expect_eq "$(monitor_commands)" "${2:-EVALSHA }" "$1: commands Redis saw"
     expect_eq "$(rcli exists job)" 0 "$1: released"
 }
 
@@ -80,7 +80,7 @@ test_verbose_with_standard_descriptors_closed() {
         closed_run "$closed" -v -t 3s -k job -c \
             "sleep 1.2; redis-cli -p $REDIS_PORT del nothing >/dev/null; exit 3"
         stop_monitor
-        check_run "-v, $closed"
+        check_run "-v, $closed" "EVALSHA INFO " # -v asks the server's name and version
     done
 }
 
