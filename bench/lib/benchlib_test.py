@@ -10,7 +10,9 @@ targets judge what they name, those of a section of a script locked with --hold 
 too: its handoff from a release to a waiting run, whose gaps are taken only over the handoffs of
 that kind in a mixed loop. Figure 10's readers and writers: where the lock changes hands and the gap
 there, a writer overlapping anyone, the spread of a batch of readers' starts, and the targets of
---shared.
+--shared. The rows of redlockrun against other servers (Redis 6.2, Valkey 8.0): named from INFO, in
+figure 1 and at figure 3's counted N only, never counted, checked as redlockrun's row is, judged by
+no target, and said in the report to be what they are.
 """
 import subprocess
 import sys
