@@ -10,7 +10,9 @@ targets judge what they name, those of a section of a script locked with --hold 
 too: its handoff from a release to a waiting run, whose gaps are taken only over the handoffs of
 that kind in a mixed loop. Figure 10's readers and writers: where the lock changes hands and the gap
 there, a writer overlapping anyone, the spread of a batch of readers' starts, and the targets of
---shared.
+--shared. The rows of redlockrun against other servers (Redis 6.2, Valkey 8.0): named from INFO, in
+figure 1 and at figure 3's counted N only, never counted, checked as redlockrun's row is, judged by
+no target, and said in the report to be what they are.
 """
 import subprocess
 import sys
@@ -24,13 +26,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.dont_write_bytecode = True  # no __pycache__ left in the source tree
 
-from benchlib import checks, contention, critical_section, outcome, report, targets  # noqa: E402
+from benchlib import (checks, context, contention, critical_section, other_servers,  # noqa: E402
+                      outcome, peers, report, targets)
 from benchlib.builds import DEB  # noqa: E402
 from benchlib.critical_section import EXCLUSIVE as X  # noqa: E402
 from benchlib.critical_section import SHARED as S  # noqa: E402
 from benchlib.critical_section import (admission_spread, kind_label, mode_handoffs,  # noqa: E402
                                        turns)
-from benchlib.figures import uncontended  # noqa: E402
+from benchlib.figures import handoff as handoff_figure  # noqa: E402
+from benchlib.figures import load, uncontended  # noqa: E402
 from benchlib.peers import (FLOCK_SECTION, HOLD, HOLD_TO_RUN, SECTION_TO_FLOCK,  # noqa: E402
                             Mix)
 
@@ -40,6 +44,7 @@ class FakeTool:
     name: str
     server: str
     polls: bool = False
+    available: bool = True
 
     def argv(self, key, command):
         return [self.name, key, *command]
@@ -688,19 +693,20 @@ class FakeSettings:
 
 
 class FakeBench:
-    def __init__(self, launcher, with_deb_and_floors=False, sections=()):
+    def __init__(self, launcher, with_deb_and_floors=False, sections=(), server_rows=()):
         self.settings = FakeSettings()
         self.tools = TOOLS
         self.reference = TOOLS[1]
         self.launcher = launcher
         self.sections = list(sections)
+        self.server_rows = list(server_rows)
         self.builds, self.floor, self.library_floor = {}, [], []
         if with_deb_and_floors:
             self.builds = {DEB: Path("deb")}
             self.floor, self.library_floor = ["protocol-floor"], ["library-floor"]
 
     def available(self):
-        return self.tools
+        return list(self.tools)  # a list of its own, as Bench's: figure 3 adds to it
 
     def available_sections(self):
         return self.sections
@@ -821,6 +827,183 @@ class BeyondFloors(unittest.TestCase):
         figure = self.figure(with_deb_and_floors=False)
         self.assertIsNone(figure.get("deb_beyond_floors", "missing"))
         self.assertNotIn("library floor −", "\n".join(report._uncontended(figure)))
+
+
+VALKEY = "redlockrun (Valkey 8.0.1)"
+REDIS_6_2 = "redlockrun (Redis 6.2.16)"
+SERVER_ROWS = {REDIS_6_2: "redlockrun -u URL against Redis 6.2.16, built from redis-6.2.16.tar.gz",
+               VALKEY: "redlockrun -u URL against Valkey 8.0.1, built from valkey-8.0.1.tar.gz"}
+
+
+def server_row(name: str) -> peers.Tool:
+    """A row of redlockrun against another server, whose program is named as the row is."""
+    return peers.Tool(name, SERVER_ROWS[name], peers.OTHER_SERVER, False,
+                      [name, "-u", "redis://127.0.0.1:7001"], lambda key, command: [key, *command])
+
+
+def with_server_rows(vs_flock: float = 5.0, gap_vs_flock: float = 10.0) -> dict:
+    """A run of figures 1 and 3 (at N = 8, with the sections) whose rows of redlockrun against
+    other servers took `vs_flock` × flock(1) uncontended and `gap_vs_flock` × its handoff gap:
+    far beyond every target of the redlockrun row, which meets them all."""
+    run = results(1.2)
+    run["handoff"] = handoff(1.2, setnx_gap_ms=12.0, hold_gap_vs_flock=1.2)
+    run["server_rows"] = dict(SERVER_ROWS)
+    run["uncontended"]["server_rows"] = dict(SERVER_ROWS)
+    run["handoff"]["server_rows"] = dict(SERVER_ROWS)
+    flock = run["handoff"]["by_contenders"]["8"]["rows"]["flock(1)"]
+    for name in SERVER_ROWS:
+        run["uncontended"]["rows"][name] = {"median_ms": 2.0 * vs_flock, "vs_flock": vs_flock,
+                                            "runs": 10, "failures": 0}
+        run["handoff"]["by_contenders"]["8"]["rows"][name] = handoff_row(1.0, gap_vs_flock,
+                                                                         flock)
+    return run
+
+
+class FakeHandoffSettings:
+    handoff = {2: 5, 8: 3, 64: 1}
+    handoff_repeats = 2
+    hold_us = 1000
+
+
+class FakeHandoffBench(FakeBench):
+    def __init__(self, server_rows):
+        super().__init__(None, server_rows=server_rows)
+        self.settings = FakeHandoffSettings()
+
+    def log(self, message):
+        pass
+
+
+class OtherServers(unittest.TestCase):
+    """redlockrun against other servers than the bench's Redis: a row each in figure 1 and at
+    figure 3's counted N, never counted, never judged by a target."""
+
+    def test_the_row_names_the_server_and_version_its_info_gives(self):
+        valkey = {"redis_version": "7.2.4", "server_name": "valkey", "valkey_version": "8.0.1"}
+        self.assertEqual(other_servers.named("valkey-8.0.1.tar.gz", valkey), ("Valkey", "8.0.1"))
+        redis = {"redis_version": "6.2.16", "redis_mode": "standalone"}
+        self.assertEqual(other_servers.named("redis-6.2.16.tar.gz", redis), ("Redis", "6.2.16"))
+        self.assertEqual(other_servers.row_name("Valkey", "8.0.1"), VALKEY)
+        # Valkey's redis_version is the Redis it is compatible with, not what it is.
+        with self.assertRaisesRegex(RuntimeError, "says it is Redis 7.2.4"):
+            other_servers.named("valkey-8.0.1.tar.gz", {"redis_version": "7.2.4"})
+        with self.assertRaisesRegex(RuntimeError, "says it is Redis 7.0.15"):
+            other_servers.named("redis-6.2.16.tar.gz", {"redis_version": "7.0.15"})
+
+    def builder(self, script: str) -> Path:
+        builder = Path(tempfile.mkdtemp(prefix="benchlib-test.")) / "build-servers"
+        builder.write_text("#!/bin/sh\n" + script)
+        builder.chmod(0o755)
+        return builder
+
+    def test_a_server_that_cannot_be_built_is_skipped_in_a_smoke_run_only(self):
+        builder = self.builder("echo 'build-servers: building valkey-8.0.1.tar.gz failed' >&2\n"
+                               "exit 1\n")
+        redlockrun = FakeTool("redlockrun", "redis")
+        skipped, started = {}, []
+        rows = other_servers.start_all(redlockrun, Path("."), True, skipped, started, builder)
+        self.assertEqual((rows, started), ([], []))
+        self.assertEqual(skipped, {
+            f"redlockrun ({name})": f"tests/compat/build-servers {name}.tar.gz: build-servers: "
+                                    "building valkey-8.0.1.tar.gz failed"
+            for name in ("redis-6.2.16", "valkey-8.0.1")})
+        with self.assertRaisesRegex(RuntimeError, "a full run needs redis-6.2.16.tar.gz's server: "
+                                                  "tests/compat/build-servers"):
+            other_servers.start_all(redlockrun, Path("."), False, {}, [], builder)
+
+    def test_build_servers_printing_no_server_is_an_error(self):
+        builder = self.builder("printf 'redis-6.2.16\\t/nonexistent/bin\\n'\n")
+        with self.assertRaisesRegex(RuntimeError, "not the name and the bin folder of a server"):
+            other_servers.build("redis-6.2.16.tar.gz", builder)
+
+    def test_they_run_against_their_own_server_and_in_no_other_figure(self):
+        redlockrun = peers.Tool("redlockrun", "", "redis", False, ["redlockrun"],
+                                lambda key, command: ["-k", key, "--", *command])
+        row = peers.on_server(redlockrun, VALKEY, "redis://127.0.0.1:7001", "")
+        self.assertEqual(row.argv("K", ["true"]),
+                         ["redlockrun", "-u", "redis://127.0.0.1:7001", "-k", "K", "--", "true"])
+        # Figures 2 and 4 to 10 take bench.available(): even among the tools, it is not there.
+        bench = context.Bench(None, Path("."), [redlockrun, row], None, None, None, None,
+                              server_rows=[row])
+        self.assertEqual(bench.available(), [redlockrun])
+        self.assertEqual(bench.available(servers=("redis",)), [redlockrun])
+
+    def test_figure_1_times_them_in_the_same_rounds(self):
+        warm_up = [1.0] * 3
+        launcher = FakeLauncher({"redlockrun": warm_up + [1.0] * 4, VALKEY: warm_up + [2.0] * 4,
+                                 "flock(1)": warm_up + [1.0] * 4, "true": warm_up + [0.5] * 4})
+        figure = uncontended.run(FakeBench(launcher, server_rows=[server_row(VALKEY)]))
+        self.assertEqual(figure["rows"][VALKEY]["runs"], 4)
+        self.assertAlmostEqual(figure["rows"][VALKEY]["vs_flock"], 2.0)
+        self.assertEqual(figure.get("server_rows"), {VALKEY: SERVER_ROWS[VALKEY]})
+
+    def test_figure_3_runs_them_at_its_counted_n_only_and_never_counts_them(self):
+        calls = []
+
+        def looping(bench, tool, contenders, iterations=0, count=False):
+            calls.append((tool.name, contenders, count))
+            run = {"seconds": 1.0, "gaps_ms": [1.0], "acquisitions": contenders * iterations,
+                   "overlaps": 0, "failures": 0, "timed_out": False}
+            if count:
+                run["requests_per_acquisition"] = 4.0
+            return run
+
+        rows = [server_row(name) for name in SERVER_ROWS]
+        original, handoff_figure.looping = handoff_figure.looping, looping
+        try:
+            figure = handoff_figure.run(FakeHandoffBench(rows))
+        finally:
+            handoff_figure.looping = original
+        for name in SERVER_ROWS:
+            self.assertEqual([call for call in calls if call[0] == name],
+                             [(name, 8, False)] * 2, calls)  # in both repeats, at N = 8
+            self.assertIn(name, figure["by_contenders"]["8"]["rows"])
+            for contenders in ("2", "64"):
+                self.assertNotIn(name, figure["by_contenders"][contenders]["rows"])
+        self.assertIn(("redlockrun", 8, True), calls)  # the bench's Redis is counted
+        # So figure 4, which shows the counted rows, has redlockrun's and none of theirs.
+        self.assertEqual(list(load._contended(figure)["rows"]), ["redlockrun"])
+        self.assertEqual(figure.get("server_rows"), SERVER_ROWS)
+
+    def test_no_target_judges_them(self):
+        run = with_server_rows()
+        without = results(1.2)
+        without["handoff"] = handoff(1.2, setnx_gap_ms=12.0, hold_gap_vs_flock=1.2)
+        self.assertEqual(targets.judge(run), targets.judge(without))
+        self.assertEqual(targets.failed(run), [])
+        self.assertEqual(checks.problems(run, TOOLS), [])
+
+    def test_the_report_shows_them_and_says_what_they_are(self):
+        text = report.render(with_server_rows())
+        self.assertIn(f"| {VALKEY} | 5.00 × |", text)  # figure 1
+        self.assertIn(f"| {REDIS_6_2} | 5.00 × |", text)
+        self.assertIn(f"| {VALKEY} | 5.00 × | 5.00–5.00 × | 10.0 × |", text)  # figure 3
+        self.assertIn(f"`{REDIS_6_2}` and `{VALKEY}` are the default build of redlockrun "
+                      "against other servers than the bench's own Redis", text)
+        self.assertEqual(text.count("no target judges them"), 2)  # figures 1 and 3
+        self.assertIn("in the same repeats at N = 8 only", text)
+        self.assertIn("| Other servers (figures 1 and 3) | redlockrun -u URL against Redis 6.2.16",
+                      text)
+        self.assertNotIn("Other servers", report.render(results(1.2)))
+        self.assertNotIn("against other servers", report.render(results(1.2)))
+
+    def test_their_failures_overlaps_and_missing_numbers_are_problems(self):
+        run = with_server_rows()
+        run["uncontended"]["rows"][VALKEY]["failures"] = 2
+        row = run["handoff"]["by_contenders"]["8"]["rows"][REDIS_6_2]
+        row["overlaps"] = 1
+        found = checks.problems(run, TOOLS)
+        self.assertIn(f"figure 1: {VALKEY} failed 2 runs; see the error log", found)
+        self.assertIn(f"{REDIS_6_2} let two holders overlap (1 times)", found)
+        run = with_server_rows()
+        del run["uncontended"]["rows"][VALKEY]
+        del run["handoff"]["by_contenders"]["8"]["rows"][REDIS_6_2]
+        found = checks.problems(run, TOOLS)
+        self.assertIn(f"figure 1: no number for {VALKEY}", found)
+        self.assertIn(f"figure 3: no number for {REDIS_6_2}'s gap at N = 8", found)
+        # Only at the counted N: a smoke run's, say, is 3.
+        run["handoff"]["counted_at"] = 3
+        self.assertFalse(any(REDIS_6_2 in problem for problem in checks.problems(run, TOOLS)))
 
 
 if __name__ == "__main__":

@@ -57,12 +57,11 @@ std::string held_line(const LockState& state) {
         return fmt::format("{}: held by {}", state.key,
                            describe_holder(holders.front(), state.now_ms));
     }
-    std::string line =
-        state.shared
-            ? fmt::format("{}: held by {} shared {}", state.key, holders.size(),
-                          holders.size() == 1 ? "holder" : "holders")
-            : fmt::format("{}: held by {} of {} holders", state.key, holders.size(),
-                          state.limit.value_or(1));
+    std::string line = state.shared
+                           ? fmt::format("{}: held by {} shared {}", state.key, holders.size(),
+                                         holders.size() == 1 ? "holder" : "holders")
+                           : fmt::format("{}: held by {} of {} holders", state.key, holders.size(),
+                                         state.limit.value_or(1));
     if (holders.empty()) {
         return line + for_another(state.remaining_ms);
     }

@@ -78,6 +78,31 @@ make_tarball good-1.0.tar.gz "echo changed"
 run_build good-1.0.tar.gz
 expect_refusal "a wrong checksum" "good-1.0.tar.gz has checksum"
 
+# Without REDLOCKRUN_SERVER_SOURCES: the checkout's sibling shared/servers, or, in a clone of a
+# local repository made where no such sibling is (a CI run's clean clone), the one beside the
+# repository it was cloned from.
+layout="$WORK/layout"
+mkdir -p "$layout/project/tests/compat" "$layout/shared" "$WORK/elsewhere"
+cp "$BUILD_SERVERS" "$layout/project/tests/compat/"
+make_tarball good-1.0.tar.gz true
+(cd "$REDLOCKRUN_SERVER_SOURCES" && sha256sum good-1.0.tar.gz >SHA256SUMS)
+cp -r "$REDLOCKRUN_SERVER_SOURCES" "$layout/shared/servers"
+git -C "$layout/project" init -q && git -C "$layout/project" add -A &&
+    git -C "$layout/project" -c user.name=t -c user.email=t@t commit -q -m t ||
+    fail "could not make the repository to clone"
+git clone -q "$layout/project" "$WORK/elsewhere/clone" || fail "could not clone the repository"
+for checkout in "$layout/project" "$WORK/elsewhere/clone"; do
+    got=$(env -u REDLOCKRUN_SERVER_SOURCES "$checkout/tests/compat/build-servers" good-1.0.tar.gz \
+        2>"$WORK/err") || fail "no REDLOCKRUN_SERVER_SOURCES, in $checkout: $(cat "$WORK/err")"
+    [[ "$got" == good-1.0$'\t'* ]] || fail "no REDLOCKRUN_SERVER_SOURCES, in $checkout: printed '$got'"
+done
+mkdir -p "$WORK/elsewhere/lone" && cp -r "$layout/project/tests" "$WORK/elsewhere/lone/"
+env -u REDLOCKRUN_SERVER_SOURCES "$WORK/elsewhere/lone/tests/compat/build-servers" good-1.0.tar.gz \
+    >/dev/null 2>"$WORK/err"
+[ $? = 1 ] || fail "no REDLOCKRUN_SERVER_SOURCES, and no shared/servers anywhere: not status 1"
+grep -q "$WORK/elsewhere/shared/servers/SHA256SUMS" "$WORK/err" ||
+    fail "no shared/servers anywhere: the message does not name where it looked: $(cat "$WORK/err")"
+
 if [ "$failures" = 0 ]; then
     echo "build-servers: every case passed"
 fi

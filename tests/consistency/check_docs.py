@@ -359,7 +359,7 @@ def check_markdown(source, options, called):
 # The tested servers ------------------------------------------------------------------------------
 
 # Every suite runs against Debian's redis-server; the compat label runs them against each server
-# that tests/compat/build-servers builds, one test per name in COMPAT_SERVERS.
+# that tests/compat/build-servers builds, two tests per name in COMPAT_SERVERS.
 DEBIAN_SERVER = "Redis 7.0 (Debian 12's redis-server)"
 
 

@@ -6,7 +6,9 @@ the cap hold at once) nor failed a run, a hold's included; figure 3's mixed rows
 released to a waiting plain run) neither, and each had in every repeat at least one handoff of the
 kind its gaps are taken over; figure 4's idle waiters were waiting (running, and blocked in BLPOP if
 they block) at both ends of their window; and figure 7 read redlockrun's peak RSS after it had
-renewed. No timing threshold here: those are the targets
+renewed. redlockrun against the other servers (other_servers.py) is held to the same in the
+figures it runs in, 1 and 3 at its counted N: numbers, no overlap, no failed run. No timing
+threshold here: those are the targets
 (targets.py), judged in a full run only, while these checks hold on any machine and in a smoke run
 too."""
 import math
@@ -34,16 +36,23 @@ def _mixed(names: list) -> list:
     return [mixed for mixed, (_, tool) in MIXED.items() if tool in names]
 
 
+def _server_rows(results: dict) -> list:
+    """The rows of redlockrun against other servers that bench/run started (other_servers.py)."""
+    return list(results.get("server_rows") or {})
+
+
 def _numbers(results: dict, tools: list) -> list:
     """(figure, value, what) for every number the report needs from the figures that ran."""
     names = [tool.name for tool in tools]
     sections = _sections(names)
+    server_rows = _server_rows(results)
     wanted = []
     if "uncontended" in results:
         rows = results["uncontended"]["rows"]
-        extra = [name for name in rows if name in (FLOOR, LIBRARY_FLOOR) or name.startswith(REDLOCKRUN + " (")]
+        extra = [name for name in rows if name in (FLOOR, LIBRARY_FLOOR) or
+                 name.startswith(REDLOCKRUN + " (") and name not in server_rows]
         wanted += [("figure 1", rows.get(n, {}).get("median_ms"), n)
-                   for n in names + sections + extra + ["plain true"]]
+                   for n in names + sections + server_rows + extra + ["plain true"]]
     if "round_trips" in results:
         rows = results["round_trips"]["rows"]
         if HOLD in sections:
@@ -61,7 +70,7 @@ def _numbers(results: dict, tools: list) -> list:
     if "handoff" in results:
         counted_at = str(results["handoff"].get("counted_at"))
         for contenders, block in results["handoff"]["by_contenders"].items():
-            counted = sections + _mixed(names) if contenders == counted_at else []
+            counted = sections + _mixed(names) + server_rows if contenders == counted_at else []
             for name in names + counted:
                 row = block["rows"].get(name, {})
                 wanted.append(("figure 3", row.get("total_s"), f"{name} at N = {contenders}"))
@@ -147,12 +156,13 @@ def _mixed_problems(results: dict, tools: list) -> list:
 
 
 def _redlockrun_runs(results: dict) -> list:
-    """(name, run) for each contended run of redlockrun: a plain one's, or a hold's."""
+    """(name, run) for each contended run of redlockrun: a plain one's, a hold's, or one against
+    another server."""
     runs = []
     if "handoff" in results:
         runs += [(name, block["rows"].get(name, {}))
                  for block in results["handoff"]["by_contenders"].values()
-                 for name in (REDLOCKRUN, HOLD)]
+                 for name in (REDLOCKRUN, HOLD, *_server_rows(results))]
     if "fairness" in results:
         runs.append((REDLOCKRUN, results["fairness"]["rows"].get(REDLOCKRUN, {})))
     if "scale" in results:
@@ -256,7 +266,7 @@ def problems(results: dict, tools: list) -> list:
                          "see the error log")
     # A failed run is quick: figure 1's medians would flatter whichever of these failed (and the
     # .deb's cost beyond the floors, which is judged, with it).
-    for name in (REDLOCKRUN, HOLD, DEB, FLOOR):
+    for name in (REDLOCKRUN, HOLD, DEB, FLOOR, *_server_rows(results)):
         failures = results.get("uncontended", {}).get("rows", {}).get(name, {}).get("failures", 0)
         if failures:
             found.append(f"figure 1: {name} failed {failures} runs; see the error log")

@@ -80,6 +80,9 @@ class Bench:
     builds: dict = field(default_factory=dict)  # figure 1's other builds: row name -> binary
     # peers.section_tools(): a section of a script locked by --hold or by flock(1), in figures 1-3
     sections: list = field(default_factory=list)
+    # other_servers.start_all()'s rows: redlockrun against another server than `redis` (Redis 6.2,
+    # Valkey 8.0), in figure 1 and at figure 3's counted N only; never counted, never a target's
+    server_rows: list = field(default_factory=list)
     _keys: itertools.count = field(default_factory=itertools.count)
 
     def key(self, what: str) -> str:

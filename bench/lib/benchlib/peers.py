@@ -24,7 +24,7 @@ PEERS_DIR = Path(__file__).resolve().parent.parent.parent / "peers"
 class Tool:
     name: str  # as the report shows it
     summary: str  # one line for the report
-    server: str  # "redis", "etcd" or "local"
+    server: str  # "redis", "etcd", "local", or OTHER_SERVER (redlockrun against another Redis)
     polls: bool  # waits by polling rather than by being woken
     command: list  # the part of the command line before KEY (and its options)
     key_then_command: callable = None  # KEY, COMMAND -> the rest of the command line
@@ -51,6 +51,17 @@ def with_shared(tool: Tool) -> Tool:
     """redlockrun taking the lock shared, as flock(1)'s -s, in a row of its own."""
     return dataclasses.replace(tool, name=f"{tool.name} -s", command=[*tool.command, "-s"],
                                shared=True)
+
+
+# Tool.server of redlockrun run against a server other than the bench's own Redis (on_server()):
+# nothing that watches the bench's Redis (MONITOR, CLIENT LIST, INFO) may be used to measure it.
+OTHER_SERVER = "another server"
+
+
+def on_server(tool: Tool, name: str, url: str, summary: str) -> Tool:
+    """redlockrun with `-u URL`, in a row of its own: against another server than the bench's."""
+    return dataclasses.replace(tool, name=name, summary=summary, server=OTHER_SERVER,
+                               command=[*tool.command, "-u", url])
 
 
 # The rows of section_tools(): their names in the report, and the tool each one is a way of using.

@@ -2,6 +2,7 @@
 come first (they travel between machines); absolute times are there to read them by."""
 from .floor import LIBRARY_NAME as LIBRARY_FLOOR
 from .floor import NAME as FLOOR
+from .other_servers import ORIGIN
 from .peers import FLOCK_SECTION, HOLD, HOLD_TO_RUN, MIXED, SECTION_TO_FLOCK
 from .targets import judge, signed, spread
 
@@ -32,7 +33,21 @@ def _table(header: list, rows: list) -> list:
     return lines + [""]
 
 
-def _machine(machine: dict) -> list:
+def _other_servers(server_rows: dict, where: str) -> list:
+    """The paragraph that says what the rows of redlockrun against other servers are, if any ran."""
+    if not server_rows:
+        return []
+    names = " and ".join(f"`{name}`" for name in server_rows)
+    return [f"{names} are the default build of redlockrun against other servers than the "
+            "bench's own Redis (the Machine section's), run "
+            f"{where}: `redlockrun -u URL`, the URL naming a server {ORIGIN} and started beside "
+            "the bench's, each row named by its server and version as the server's INFO gives "
+            "them. They show what the server changes for redlockrun; no target judges them (the "
+            "targets judge the `redlockrun` row, on the bench's Redis), and the other figures "
+            "leave them out.", ""]
+
+
+def _machine(machine: dict, server_rows: dict) -> list:
     rows = [
         ("Date", machine["date"]),
         ("CPU", f"{machine['cpu']}, {machine['cores']} cores, {machine['memory']} RAM"),
@@ -49,6 +64,8 @@ def _machine(machine: dict) -> list:
         libraries = ", ".join(binary["libraries"]) or "none (static)"
         rows.append((f"redlockrun binary, {build}",
                      f"{binary['size_kib']} KiB, loads at start-up: {libraries}"))
+    if server_rows:
+        rows.append(("Other servers (figures 1 and 3)", "; ".join(server_rows.values())))
     return _table(["", ""], rows)
 
 
@@ -87,6 +104,7 @@ def _uncontended(figure: dict) -> list:
                   "`redlockrun --release` under sh, and `bench/peers/flock-section` the flock(1) "
                   "idiom it replaces, `exec 9>FILE; flock 9`, the section and `flock -u 9`. The "
                   "shell's start-up is part of their time.", ""]
+    lines += _other_servers(figure.get("server_rows"), "in the same rounds")
     lines += _table(["tool", "× flock(1)", "rounds' ratios, middle half", "median",
                      "× plain true", "runs", "failed"], table)
     beyond = figure.get("deb_beyond_floors")
@@ -147,6 +165,9 @@ def _handoff(figure: dict) -> list:
              "Their notes say how many handoffs of that kind their gaps are taken over; their "
              "ratios are to flock(1)'s plain row.",
              ""]
+    lines += _other_servers(figure.get("server_rows"),
+                            f"in the same repeats at N = {figure['counted_at']} only (their "
+                            "requests are not counted, so figure 4 has none of them)")
     for contenders, block in figure["by_contenders"].items():
         table = []
         for name, row in block["rows"].items():
@@ -423,7 +444,7 @@ def render(results: dict) -> str:
     lines += ["Produced by `bench/run` (`bench/README.md` says what each figure means). All "
               "servers run on loopback on this machine; every ratio compares tools measured side "
               "by side in this same run.", "",
-              "## Machine", "", *_machine(results["machine"])]
+              "## Machine", "", *_machine(results["machine"], results.get("server_rows"))]
     lines += ["## Targets for redlockrun", "",
               *_table(["target", "measured", "result"], judge(results))]
     skipped = results.get("skipped", {})

@@ -43,16 +43,18 @@ class RedisServer:
     """A throwaway redis-server: loopback only, no persistence, like the end-to-end tests'.
 
     `options(port)` gives more of its options, made afresh for each attempt to start it (a cluster
-    node's bus port and config file go with its port)."""
+    node's bus port and config file go with its port). `binary` is the redis-server to run: the
+    one on PATH (Debian's), or another server's, such as one tests/compat/build-servers built."""
 
-    def __init__(self, workdir: Path, options=None):
+    def __init__(self, workdir: Path, options=None, binary: str = "redis-server"):
         self.workdir = workdir
         self.options = options or (lambda port: [])
+        self.binary = binary
         self.process = None
         self.port = None
 
     def _command(self, port: int) -> list:
-        return ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+        return [self.binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
                 "--appendonly", "no", "--dir", str(self.workdir),
                 "--logfile", str(self.workdir / f"redis-{port}.log"), *self.options(port)]
 
@@ -68,7 +70,7 @@ class RedisServer:
                     self.process = process
                     return self
             stop_process(process)
-        raise RuntimeError("could not start redis-server on a free loopback port")
+        raise RuntimeError(f"could not start {self.binary} on a free loopback port")
 
     def _answers(self, process: subprocess.Popen) -> bool:
         """Whether this server answers. The process id tells it from a server that another test
@@ -90,11 +92,14 @@ class RedisServer:
             raise RuntimeError(f"redis-cli {' '.join(args)}: {result.stderr.strip()}")
         return result.stdout.strip()
 
+    def info(self, section: str) -> dict:
+        """One section of INFO, field -> value."""
+        lines = self.command("INFO", section).splitlines()
+        return dict(line.strip().split(":", 1) for line in lines
+                    if ":" in line and not line.startswith("#"))
+
     def info_field(self, section: str, field: str) -> str:
-        for line in self.command("INFO", section).splitlines():
-            if line.startswith(field + ":"):
-                return line.split(":", 1)[1].strip()
-        return ""
+        return self.info(section).get(field, "")
 
     def client_addresses(self) -> set:
         """HOST:PORT of every client connected now."""

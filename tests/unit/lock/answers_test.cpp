@@ -328,9 +328,9 @@ TEST_CASE("answers: shared holders, and the waiters queued before a run") {
           "first");
 
     // A free lock that the waiters queued before an exclusive run have been woken to take.
-    auto free_but_kept = decode_acquire(array({bulk("busy"), integer(9000), bulk(""), bulk(""),
-                                               bulk(""), bulk(""), integer(0), integer(9000),
-                                               integer(2)}));
+    auto free_but_kept =
+        decode_acquire(array({bulk("busy"), integer(9000), bulk(""), bulk(""), bulk(""), bulk(""),
+                              integer(0), integer(9000), integer(2)}));
     REQUIRE(free_but_kept);
     CHECK(describe_busy("db", std::get<Busy>(*free_but_kept),
                         describe_holder(std::get<Busy>(*free_but_kept))) ==

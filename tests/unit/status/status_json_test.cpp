@@ -29,14 +29,16 @@ std::string json(const std::string& key, const StatusSnapshot& s) {
 TEST_CASE("status json: free, never used and after use") {
     auto never = snapshot("none", "");
     never.last_fence = "";
-    CHECK(json("job", never) ==
-          R"({"key":"job","state":"free","redis_type":"none","value":null,"limit":null,"mode":null,)"
-          R"("server_time_ms":1763812345000,"expires_ms":null,"remaining_ms":null,)"
-          R"("last_fence":null,"holders":[]})");
-    CHECK(json("job", snapshot("string", "1763812340")) ==
-          R"({"key":"job","state":"free","redis_type":"string","value":"1763812340","limit":null,"mode":null,)"
-          R"("server_time_ms":1763812345000,"expires_ms":1763812340000,"remaining_ms":0,)"
-          R"("last_fence":17,"holders":[]})");
+    CHECK(
+        json("job", never) ==
+        R"({"key":"job","state":"free","redis_type":"none","value":null,"limit":null,"mode":null,)"
+        R"("server_time_ms":1763812345000,"expires_ms":null,"remaining_ms":null,)"
+        R"("last_fence":null,"holders":[]})");
+    CHECK(
+        json("job", snapshot("string", "1763812340")) ==
+        R"({"key":"job","state":"free","redis_type":"string","value":"1763812340","limit":null,"mode":null,)"
+        R"("server_time_ms":1763812345000,"expires_ms":1763812340000,"remaining_ms":0,)"
+        R"("last_fence":17,"holders":[]})");
 }
 
 TEST_CASE("status json: held by redlockrun, with every holder field") {
@@ -56,14 +58,17 @@ TEST_CASE("status json: held by redlockrun, with every holder field") {
 
 TEST_CASE("status json: held by a classic client, and a semaphore") {
     auto classic = snapshot("string", "1763812375", "1763812999999");
-    CHECK(json("job", classic)
-              .find(R"("state":"held","redis_type":"string","value":"1763812375","limit":1,"mode":"exclusive",)") !=
-          std::string::npos);
     CHECK(
         json("job", classic)
-            .find(R"("holders":[{"client":"classic","mode":"exclusive","host":null,"pid":null,"fence":null,)"
-                  R"("acquired_ms":null,"expires_ms":1763812375000,"remaining_ms":30000,)"
-                  R"("hold_until_ms":null,"command_ended_ms":null,"note":null,"hold":false}]})") !=
+            .find(
+                R"("state":"held","redis_type":"string","value":"1763812375","limit":1,"mode":"exclusive",)") !=
+        std::string::npos);
+    CHECK(
+        json("job", classic)
+            .find(
+                R"("holders":[{"client":"classic","mode":"exclusive","host":null,"pid":null,"fence":null,)"
+                R"("acquired_ms":null,"expires_ms":1763812375000,"remaining_ms":30000,)"
+                R"("hold_until_ms":null,"command_ended_ms":null,"note":null,"hold":false}]})") !=
         std::string::npos);
 
     const std::string value = std::to_string(now + 28000);
@@ -74,8 +79,10 @@ TEST_CASE("status json: held by a classic client, and a semaphore") {
     const std::string text = json("job", semaphore);
     CHECK(text.find(R"("state":"held","redis_type":"string")") != std::string::npos);
     CHECK(text.find(R"("limit":3,"mode":"semaphore",)") != std::string::npos);
-    const auto first = text.find(R"({"client":"redlockrun","mode":"semaphore","host":"web1","pid":42,"fence":17,)");
-    const auto second = text.find(R"({"client":"redlockrun","mode":"semaphore","host":"web2","pid":43,"fence":18,)");
+    const auto first = text.find(
+        R"({"client":"redlockrun","mode":"semaphore","host":"web1","pid":42,"fence":17,)");
+    const auto second = text.find(
+        R"({"client":"redlockrun","mode":"semaphore","host":"web2","pid":43,"fence":18,)");
     CHECK(first != std::string::npos);
     CHECK(second != std::string::npos);
     CHECK(first < second);
@@ -96,10 +103,11 @@ TEST_CASE("status json: a holder's note, with any bytes; null for none") {
 }
 
 TEST_CASE("status json: a foreign key, a key of any bytes, fields that are not numbers") {
-    CHECK(json("job", snapshot("list", "")) ==
-          R"({"key":"job","state":"foreign","redis_type":"list","value":null,"limit":null,"mode":null,)"
-          R"("server_time_ms":1763812345000,"expires_ms":null,"remaining_ms":null,)"
-          R"("last_fence":17,"holders":[]})");
+    CHECK(
+        json("job", snapshot("list", "")) ==
+        R"({"key":"job","state":"foreign","redis_type":"list","value":null,"limit":null,"mode":null,)"
+        R"("server_time_ms":1763812345000,"expires_ms":null,"remaining_ms":null,)"
+        R"("last_fence":17,"holders":[]})");
     CHECK(
         json("two\nlines\xff", snapshot("none", "")).starts_with(R"({"key":"two\nlines\udcff",)"));
 

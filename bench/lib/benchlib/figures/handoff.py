@@ -20,6 +20,11 @@ hold and half run plainly, all on one key, taking turns as the lock decides; its
 those from a hold's command ending to a run's command starting (each holder's log line says which
 it was), and "handoffs" says how many there were. peers.SECTION_TO_FLOCK mixes flock(1)'s idiom and
 flock(1) the same way, its gaps from a `flock -u` to a waiting flock(1)'s command.
+
+At that N only, and in the same repeats, redlockrun also runs against other servers than the
+bench's own Redis, a row each ("redlockrun (Valkey 8.0.1)", benchlib/other_servers.py): the
+default build with `-u` naming Redis 6.2.16 or Valkey 8.0.1. Their requests are not counted (MONITOR
+watches the bench's Redis), so figure 4 has none of them, and no target judges them.
 """
 from ..contention import looping, mixed_looping
 from ..peers import mixes
@@ -67,7 +72,8 @@ def run(bench) -> dict:
         tools, mixed = bench.available(), []
         if contenders == counted_contenders(bench.settings):
             mixed = mixes(tools, bench.available_sections())
-            tools += bench.available_sections()
+            # Their server is not the bench's Redis: timed, but never counted (below).
+            tools += bench.available_sections() + bench.server_rows
         runs = {row.name: [] for row in [*tools, *mixed]}
         for repeat in range(bench.settings.handoff_repeats):
             for tool in tools:
@@ -99,4 +105,5 @@ def run(bench) -> dict:
         results[str(contenders)] = {"iterations": iterations, "rows": rows}
     return {"by_contenders": results, "hold_us": bench.settings.hold_us,
             "repeats": bench.settings.handoff_repeats,
-            "counted_at": counted_contenders(bench.settings)}
+            "counted_at": counted_contenders(bench.settings),
+            "server_rows": {row.name: row.summary for row in bench.server_rows}}

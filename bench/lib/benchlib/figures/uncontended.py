@@ -20,6 +20,11 @@ A section of a script locked with `redlockrun --hold` and `--release` (peers/red
 `true` as the section) runs in the same rounds, beside the flock(1) idiom it replaces
 (peers/flock-section); the hold is also given as a ratio to the plain run, and the rounds' spread of
 that ratio.
+
+redlockrun against other servers than the bench's own Redis (Debian's 7.0) runs in the same rounds
+too, a row each, named by its server and version ("redlockrun (Valkey 8.0.1)"): the default build
+with `-u` naming Redis 6.2.16 or Valkey 8.0.1 (benchlib/other_servers.py). They show what the
+server changes; no target judges them.
 """
 import random
 
@@ -41,6 +46,8 @@ def run(bench) -> dict:
     redlockrun = bench.tools[0]
     for name, binary in bench.builds.items():
         commands[name] = [str(binary), *redlockrun.argv(bench.key("uncontended"), ["true"])[1:]]
+    for row in bench.server_rows:
+        commands[row.name] = row.argv(bench.key("uncontended"), ["true"])
     if bench.floor:
         commands[FLOOR] = [*bench.floor, bench.key("uncontended"), "true"]
     if bench.library_floor:
@@ -75,6 +82,7 @@ def run(bench) -> dict:
                                                                         flock_samples)),
                       "runs": len(samples[name]), "failures": failures[name]}
     return {"rows": rows, "order": names,
+            "server_rows": {row.name: row.summary for row in bench.server_rows},
             "deb_beyond_floors": _beyond_floors(samples, bench.reference.name),
             "hold_vs_plain_run": _hold_vs_plain_run(samples, redlockrun.name)}
 
