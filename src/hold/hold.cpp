@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -121,6 +122,36 @@ UniqueFd listen_at(const std::string& path) {
     return listener;
 }
 
+// Whether the keeper keeps the caller's stderr, so that a loss is told where the person reads the
+// script's messages (a terminal, a CI log, cron's mail): not when it is the $(...) pipe itself
+// (2>&1), which the keeper must not hold open; and, for a hold that no process owns, only a
+// terminal or a file, since a CI runner may wait for the step's output pipe to close.
+bool keeps_stderr(bool owned) {
+    struct stat out {};
+    struct stat err {};
+    if (::fstat(STDERR_FILENO, &err) != 0) {
+        return false;
+    }
+    if (::fstat(STDOUT_FILENO, &out) == 0 && out.st_dev == err.st_dev && out.st_ino == err.st_ino &&
+        S_ISFIFO(err.st_mode)) {
+        return false;
+    }
+    return owned || ::isatty(STDERR_FILENO) == 1 || S_ISREG(err.st_mode);
+}
+
+// $REDISCLI_AUTH was read into the settings already: the keeper, which lives on, must not keep it
+// where /proc/PID/environ shows it. The bytes are blotted in place, then the name unset.
+void forget_password_in_environment() {
+    constexpr std::string_view name = "REDISCLI_AUTH=";
+    for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+        if (std::string_view(*entry).starts_with(name)) {
+            char* value = *entry + name.size();
+            std::memset(value, 'x', std::strlen(value));
+        }
+    }
+    ::unsetenv("REDISCLI_AUTH");
+}
+
 // A word a POSIX shell reads back as exactly `value`.
 std::string shell_quoted(const std::string& value) {
     std::string quoted = "'";
@@ -209,14 +240,25 @@ std::string ago(long long then_ms) {
 
 } // namespace
 
+// A record written before keepers noted their start time has none: its pid alone tells then.
+bool keeper_running(pid_t pid, unsigned long long start_time) {
+    if (start_time == 0) {
+        const auto stat = stat_of(pid);
+        return stat && stat->running();
+    }
+    return is_running(Process{pid, start_time});
+}
+
 int take_hold(const Options& options, const redis::ConnectionSettings& settings, const Logger& log,
               const Getenv& getenv) {
     close_inherited_descriptors();
+    forget_password_in_environment();
     const std::optional<Process> owner = find_owner(options);
     auto folder = holds_folder(getenv);
     if (!folder) {
         throw Fatal(ExitStatus::os_error, folder.error());
     }
+    clean_stale_holds(*folder, keeper_running);
     refuse_second_hold(*folder, options, owner);
     const HoldPaths paths = new_hold_paths(*folder);
     UniqueFd listener = listen_at(paths.socket);
@@ -232,10 +274,25 @@ int take_hold(const Options& options, const redis::ConnectionSettings& settings,
 
     run::LockAttempt attempt(options, settings, log,
                              std::to_string(owner ? owner->pid : ::getpid()), true);
+    // An owner that exits while --hold waits takes nothing with it: the wait ends, and its place
+    // in the queue with it.
+    std::optional<ExitWatch> owner_exit;
+    if (owner) {
+        owner_exit.emplace(*owner);
+        if (owner_exit->fd() >= 0) {
+            attempt.give_up_when_readable(owner_exit->fd(),
+                                          fmt::format("its owner, pid {}, exited", owner->pid));
+        }
+    }
     auto outcome = attempt.acquire("not holding it");
     if (const int* status = std::get_if<int>(&outcome)) {
+        // -E 0 (skip quietly): `eval` must stop the script with status 0, not go on unlocked.
+        if (*status == 0 && !options.json) {
+            print("exit 0\n");
+        }
         return *status;
     }
+    attempt.stop_giving_up();
     const auto& acquired = std::get<lock::Acquired>(outcome);
     const SteadyTime acquired_at = steady_now();
     run::say_acquired(options.key, options.note, acquired, attempt.policy, log);
@@ -261,9 +318,16 @@ int take_hold(const Options& options, const redis::ConnectionSettings& settings,
     }
     if (keeper == 0) {
         ready_read.reset();
-        KeeperStart start{options,     attempt, acquired,
-                          acquired_at, owner,   std::move(listener),
-                          paths,       record,  std::move(ready_write)};
+        KeeperStart start{options,
+                          attempt,
+                          acquired,
+                          acquired_at,
+                          owner,
+                          std::move(listener),
+                          paths,
+                          record,
+                          std::move(ready_write),
+                          keeps_stderr(owner.has_value())};
         socket_file.keep = true;
         return keep_hold(start, log);
     }
@@ -324,6 +388,7 @@ int end_or_check_hold(const Options& options, const Logger& log, const Getenv& g
     if (!paths) {
         throw Fatal(ExitStatus::usage, fmt::format("{}: {}", name, paths.error()));
     }
+    clean_stale_holds(paths->handle.substr(0, paths->handle.rfind('/')), keeper_running);
     const auto record = read_record(paths->handle);
     if (!record) {
         throw Fatal(ExitStatus::usage,
@@ -337,11 +402,18 @@ int end_or_check_hold(const Options& options, const Logger& log, const Getenv& g
             ::unlink(paths->handle.c_str());
         }
     };
-    const Asked asked = ask_keeper(paths->socket, releasing ? "release" : "check",
-                                   releasing ? Millis{120000} : Millis{10000});
+    const Asked asked = ask_keeper(paths->socket, releasing ? "release" : "check", Millis{10000});
     const std::string& key = record->key;
     if (!asked.reached) {
         forget();
+        if (record->ended == "released") {
+            if (releasing) {
+                log.info("{} was released {} ({})", key, ago(record->ended_ms), record->why);
+                return 0;
+            }
+            log.error("the hold on {} is not held: {} {}", key, record->why, ago(record->ended_ms));
+            return options.lost_exit_code;
+        }
         if (!record->ended.empty()) {
             log.error("the hold on {} {} {}: {}", key,
                       record->ended == "lost" ? "was lost" : "ended", ago(record->ended_ms),
@@ -354,9 +426,22 @@ int end_or_check_hold(const Options& options, const Logger& log, const Getenv& g
         return options.lost_exit_code;
     }
     if (!asked.reply) {
-        log.error("the keeper of the hold on {} (pid {}) does not answer (is it stopped?): the "
-                  "hold cannot be counted on",
-                  key, record->keeper);
+        // A keeper that does not answer within 10 s (stopped, or starved) is not renewing: the
+        // hold cannot be counted on. A --release ends it, so that it cannot wake up later and
+        // stop a script that has moved on; the lock then lapses within its TTL.
+        if (releasing && record->keeper > 0 &&
+            keeper_running(record->keeper, record->keeper_start)) {
+            ::kill(record->keeper, SIGKILL);
+            forget();
+            log.error("the keeper of the hold on {} (pid {}) did not answer within 10s (was it "
+                      "stopped?): it was ended, and the lock, no longer renewed, lapses within "
+                      "its TTL",
+                      key, record->keeper);
+        } else {
+            log.error("the keeper of the hold on {} (pid {}) does not answer (is it stopped?): "
+                      "the hold cannot be counted on",
+                      key, record->keeper);
+        }
         return options.lost_exit_code;
     }
     // Whatever the answer to a --release, the hold is over, and its keeper removes its files after

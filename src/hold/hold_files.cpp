@@ -8,10 +8,13 @@
 
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 namespace redlockrun::hold {
@@ -129,11 +132,11 @@ Expected<HoldPaths, std::string> paths_of_handle(const std::string& handle) {
 }
 
 std::string record_text(const HoldRecord& record) {
-    return fmt::format("key={}\nfence={}\nowner={}\nowner_start={}\nkeeper={}\ntaken_ms={}\n"
-                       "ended={}\nended_ms={}\nwhy={}\n",
+    return fmt::format("key={}\nfence={}\nowner={}\nowner_start={}\nkeeper={}\n"
+                       "keeper_start={}\ntaken_ms={}\nended={}\nended_ms={}\nwhy={}\n",
                        escaped(record.key), escaped(record.fence), record.owner, record.owner_start,
-                       record.keeper, record.taken_ms, escaped(record.ended), record.ended_ms,
-                       escaped(record.why));
+                       record.keeper, record.keeper_start, record.taken_ms, escaped(record.ended),
+                       record.ended_ms, escaped(record.why));
 }
 
 std::optional<HoldRecord> parse_record(const std::string& text) {
@@ -168,6 +171,8 @@ std::optional<HoldRecord> parse_record(const std::string& text) {
             ok = number_from(*value, record.owner_start);
         } else if (name == "keeper") {
             ok = number_from(*value, record.keeper);
+        } else if (name == "keeper_start") {
+            ok = number_from(*value, record.keeper_start);
         } else if (name == "taken_ms") {
             ok = number_from(*value, record.taken_ms);
         } else if (name == "ended") {
@@ -243,6 +248,80 @@ std::vector<std::string> handles_in(const std::string& folder) {
     }
     ::closedir(entries);
     return handles;
+}
+
+namespace {
+
+// Whether a process listens on the socket at `path`; true when that cannot be told (a path too
+// long to connect to directly), so that nothing live is removed.
+bool someone_listens(const std::string& path) {
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    if (path.size() >= sizeof address.sun_path) {
+        return true;
+    }
+    std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+    UniqueFd probe(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+    if (!probe.valid()) {
+        return true;
+    }
+    return ::connect(probe.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) ==
+               0 ||
+           errno != ECONNREFUSED;
+}
+
+long long now_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+} // namespace
+
+void clean_stale_holds(const std::string& folder,
+                       const std::function<bool(pid_t, unsigned long long)>& keeper_running) {
+    constexpr long long kept_after_its_end_ms = 24LL * 3600 * 1000;
+    for (const auto& handle : handles_in(folder)) {
+        auto record = read_record(handle);
+        if (!record || record->keeper <= 0 ||
+            keeper_running(record->keeper, record->keeper_start)) {
+            continue;
+        }
+        if (record->ended.empty()) {
+            record->ended = "lost";
+            record->ended_ms = now_ms();
+            record->why = fmt::format("its keeper (pid {}) was gone (killed?), so the lock was "
+                                      "not renewed and lapsed within its TTL",
+                                      record->keeper);
+            write_record(handle, *record);
+            ::unlink((handle + ".sock").c_str());
+        } else if (now_ms() - record->ended_ms >= kept_after_its_end_ms) {
+            ::unlink((handle + ".sock").c_str());
+            ::unlink(handle.c_str());
+        }
+    }
+    DIR* entries = ::opendir(folder.c_str());
+    if (entries == nullptr) {
+        return;
+    }
+    std::vector<std::string> sockets;
+    while (const dirent* entry = ::readdir(entries)) {
+        const std::string_view name = entry->d_name;
+        if (name.starts_with(handle_prefix) && name.ends_with(".sock")) {
+            sockets.push_back(folder + "/" + std::string(name));
+        }
+    }
+    ::closedir(entries);
+    for (const auto& socket : sockets) {
+        // A socket beside a record is its keeper's, and goes with it (above); only one without a
+        // record (a --hold that never got the lock) is asked whether anyone listens.
+        const std::string handle =
+            socket.substr(0, socket.size() - std::string_view(".sock").size());
+        struct stat record {};
+        if (::lstat(handle.c_str(), &record) != 0 && !someone_listens(socket)) {
+            ::unlink(socket.c_str());
+        }
+    }
 }
 
 } // namespace redlockrun::hold

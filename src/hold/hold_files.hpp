@@ -39,6 +39,8 @@ struct HoldRecord {
     pid_t owner = 0; // 0: --owner none
     unsigned long long owner_start = 0;
     pid_t keeper = 0;
+    unsigned long long keeper_start =
+        0;                  // as Process::start_time: a later process with its pid is not it
     long long taken_ms = 0; // the wall clock, in ms since the epoch
     // How the hold ended without a --release: "" while it lasts; "lost" or "ended".
     std::string ended;
@@ -61,5 +63,13 @@ std::optional<HoldRecord> read_record(const std::string& path);
 
 // The handles of the records in `folder`.
 std::vector<std::string> handles_in(const std::string& folder);
+
+// What holds that ended unseen left in `folder`: a record whose keeper is gone without saying how
+// the hold ended (killed with SIGKILL) is marked lost, for a later --release or --check to report;
+// a record that ended a day ago or more is removed (no --release came for it: an --owner none
+// hold of a pipeline that was cancelled); a socket that no process listens on (a --hold killed
+// while it waited) is removed. `keeper_running` tells a record's keeper from a later process.
+void clean_stale_holds(const std::string& folder,
+                       const std::function<bool(pid_t, unsigned long long)>& keeper_running);
 
 } // namespace redlockrun::hold

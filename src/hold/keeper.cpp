@@ -1,5 +1,6 @@
 #include "hold/keeper.hpp"
 
+#include "hold/owner_stop.hpp"
 #include "run/lock_keeper.hpp"
 #include "run/wait_status.hpp"
 
@@ -25,48 +26,17 @@ long long epoch_ms() {
 
 namespace {
 
-// Stops the owner when the lock is lost: SIGTERM, then SIGKILL. An owner that leads its own
-// process group (a script started by cron, a CI runner or an interactive shell's job control) is
-// stopped with its group, so that the command it waits for stops too; any other owner alone, so
-// that a calling script in the same group is spared.
-class OwnerStop : public run::Stoppable {
-public:
-    explicit OwnerStop(const std::optional<Process>& owner) : owner_(owner) {}
-
-    void terminate(Millis kill_after) override {
-        if (send(SIGTERM)) {
-            kill_at_ = steady_now() + kill_after;
-        }
-    }
-
-    Deadline due() const { return kill_at_; }
-
-    void on_due() {
-        if (kill_at_ && steady_now() >= *kill_at_) {
-            kill_at_.reset();
-            send(SIGKILL);
-        }
-    }
-
-private:
-    bool send(int signal_number) {
-        if (!owner_ || !is_running(*owner_)) {
-            return false;
-        }
-        const pid_t pid = owner_->pid;
-        return ::kill(::getpgid(pid) == pid ? -pid : pid, signal_number) == 0;
-    }
-
-    std::optional<Process> owner_;
-    Deadline kill_at_;
-};
-
-// The keeper's stdio: /dev/null, so that no pipe of its caller's is held open.
-void detach() {
+// The keeper's stdio: /dev/null, so that no pipe of its caller's is held open; stderr stays where
+// the caller's was if hold.cpp found that the person will read it there. Its working folder is /,
+// so that it keeps no file system busy (a CI workspace to unmount).
+void detach(bool keep_stderr) {
     ::setsid();
+    if (::chdir("/") != 0) {
+        // Nothing to do: the folder it was in stays busy, which is all that is lost.
+    }
     const int null = ::open("/dev/null", O_RDWR | O_NOCTTY);
     if (null >= 0) {
-        for (int fd = 0; fd <= 2; ++fd) {
+        for (int fd = 0; fd <= (keep_stderr ? 1 : 2); ++fd) {
             ::dup2(null, fd);
         }
         if (null > 2) {
@@ -75,7 +45,9 @@ void detach() {
     }
 }
 
-void write_all(int fd, const std::string& text) {
+// Whether all of `text` was written: a client that gave up before its answer gets none (SIGPIPE
+// is ignored: the signal pipe's doing).
+bool write_all(int fd, const std::string& text) {
     size_t written = 0;
     while (written < text.size()) {
         const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
@@ -83,10 +55,11 @@ void write_all(int fd, const std::string& text) {
             continue;
         }
         if (n <= 0) {
-            return;
+            return false;
         }
         written += static_cast<size_t>(n);
     }
+    return true;
 }
 
 // One line from a client (`fd` does not block), read within `limit`: a client that says nothing
@@ -127,7 +100,7 @@ bool same_user(int fd) {
 class Keeper {
 public:
     Keeper(KeeperStart& start, const Logger& log)
-        : start_(start), lock_(start.attempt.lock), stop_(start.owner),
+        : start_(start), lock_(start.attempt.lock), stop_(start.owner, log),
           keeper_(lock_,
                   KeepPolicy{start.options.ttl, start.options.renew,
                              start.owner ? start.options.on_lost : OnLost::ignore,
@@ -144,24 +117,28 @@ public:
     int run();
 
 private:
-    enum class Ending { owner_exited, max_hold, signal };
-
     void keep_lock();
     // Answers one client; true when it was a --release, which ends the hold.
     bool serve(int client);
+    // Whether Redis, asked now, still holds the lock for this hold: "intact", a loss, or "failed
+    // WHY" if it cannot be asked. The protocol's reply to a --check.
+    std::string check();
     // Releases the lock (if it is still ours) and says how: the protocol's reply.
     std::string release();
-    // The hold ends without a --release; the record says how, for a later --check or --release,
-    // unless no one is left to ask (the owner has exited).
-    int end(Ending ending, const std::string& why);
-    // Ends the hold early: with an owner to stop (--on-lost term), it is stopped first and the
-    // lock released once it has exited; returns false then. Otherwise ends at once: true.
-    bool end_early(Ending ending, const std::string& why);
+    // The hold is to end before its owner is done (--max-hold, a signal to the keeper): its work
+    // is stopped first (--on-lost term), and the lock let go once it has.
+    void end_early(const std::string& why);
+    // The owner's work has stopped (or the hold must end now): lets the lock go, and keeps the
+    // record of how the hold ended for a later --check or --release, unless it was kept to the end.
+    int finish();
+    // What the owner left outlived SIGKILL: the lock is not let go, but left to lapse.
+    int give_up();
+    void record_ending(const std::string& ended, const std::string& why);
     void remove_files() const;
     std::string lost_reply() const {
         return fmt::format("lost {} {}", start_.record.ended_ms, start_.record.why);
     }
-    bool ended_early() const { return !stopping_because_.empty(); }
+    bool ended_early() const { return !ending_why_.empty(); }
 
     KeeperStart& start_;
     lock::LockClient& lock_;
@@ -170,21 +147,56 @@ private:
     std::optional<ExitWatch> owner_exit_;
     Deadline max_hold_at_;
     bool loss_recorded_ = false;
-    // Why the hold is ending before its owner is done (--max-hold, a signal to the keeper): the
-    // owner is being stopped, and the lock is kept until it has exited, as a run keeps it until
-    // its command has. Empty while the hold lasts.
-    std::string stopping_because_;
+    bool owner_exited_ = false;
+    // Why the hold is ending before its owner is done: empty while it lasts.
+    std::string ending_why_;
 };
 
 void Keeper::keep_lock() {
     keeper_.keep(stop_);
     if (keeper_.lost() && !loss_recorded_) {
         loss_recorded_ = true;
-        start_.record.ended = "lost";
-        start_.record.ended_ms = epoch_ms();
-        start_.record.why = keeper_.lost_because();
-        write_record(start_.paths.handle, start_.record);
+        record_ending("lost", keeper_.lost_because());
     }
+}
+
+void Keeper::record_ending(const std::string& ended, const std::string& why) {
+    start_.record.ended = ended;
+    start_.record.ended_ms = epoch_ms();
+    start_.record.why = why;
+    write_record(start_.paths.handle, start_.record);
+}
+
+std::string Keeper::check() {
+    if (!keeper_.lost() && !ended_early()) {
+        if (start_.options.renew) {
+            if (!keeper_.renew_now(stop_)) {
+                return fmt::format("failed cannot ask Redis whether {} is still held: {}",
+                                   start_.record.key, keeper_.last_error());
+            }
+        } else {
+            // --no-renew: the lock's state read, not renewed; this grant's fence names it.
+            auto snapshot = lock_.status();
+            if (!snapshot) {
+                return fmt::format("failed cannot ask Redis whether {} is still held: {}",
+                                   start_.record.key, snapshot.error().message);
+            }
+            const bool held =
+                snapshot->value == snapshot->owner_value &&
+                std::any_of(snapshot->holders.begin(), snapshot->holders.end(),
+                            [&](const lock::HolderRecord& holder) {
+                                return holder.fence == start_.record.fence &&
+                                       holder.expires_ms.value_or(0) > snapshot->now_ms;
+                            });
+            if (!held) {
+                keeper_.found_lost("Redis no longer holds it for this hold (deleted, expired, "
+                                   "broken or taken by another holder)",
+                                   stop_);
+            }
+        }
+        keep_lock();
+    }
+    return keeper_.lost() || ended_early() ? lost_reply() : std::string("intact");
 }
 
 std::string Keeper::release() {
@@ -199,7 +211,8 @@ std::string Keeper::release() {
                            start_.record.key, answer.error().message);
     }
     if (auto* lost = std::get_if<lock::Lost>(&*answer)) {
-        return fmt::format("lost {} {}", epoch_ms(), lock::describe(*lost));
+        record_ending("lost", lock::describe(*lost));
+        return lost_reply();
     }
     return "released";
 }
@@ -215,54 +228,70 @@ bool Keeper::serve(int client) {
     }
     keep_lock(); // a keeper that was paused finds out first whether the lock outlived the pause
     if (*request == "check") {
-        write_all(client,
-                  (keeper_.lost() || ended_early() ? lost_reply() : std::string("intact")) + "\n");
-    } else if (*request == "release" && ended_early()) {
+        write_all(client, check() + "\n");
+        return false;
+    }
+    if (*request != "release") {
+        return false;
+    }
+    std::string reply;
+    if (ended_early()) {
         // The owner, told to stop, releases on its way out: the hold was not kept to its end.
         (void)lock_.release(lock::CommandRan::yes, keeper_.valid_until());
-        write_all(client, lost_reply() + "\n");
-        remove_files();
-        return true;
-    } else if (*request == "release") {
-        // The answer goes out first: the files are the --release's to remove too (hold.cpp).
-        write_all(client, release() + "\n");
-        remove_files();
-        return true;
+        reply = lost_reply();
+    } else {
+        reply = release();
     }
-    return false;
+    // The answer goes out first: the files are the --release's to remove too (hold.cpp). A
+    // --release that gave up before its answer (its caller's timeout) finds the record later.
+    if (write_all(client, reply + "\n")) {
+        remove_files();
+    } else {
+        ::unlink(start_.paths.socket.c_str());
+        if (reply == "released") {
+            record_ending("released", "it was released by a --release that did not wait for "
+                                      "the answer");
+        }
+    }
+    return true;
 }
 
-bool Keeper::end_early(Ending ending, const std::string& why) {
-    const bool owner_to_stop = start_.owner && start_.options.on_lost == OnLost::term &&
-                               is_running(*start_.owner) && !keeper_.lost();
-    if (!owner_to_stop || ended_early()) {
-        end(ending, why);
-        return true;
+void Keeper::end_early(const std::string& why) {
+    if (ended_early()) {
+        return;
     }
-    stopping_because_ = why;
-    start_.record.ended = "ended";
-    start_.record.ended_ms = epoch_ms();
-    start_.record.why = why + "; its owner was stopped";
-    write_record(start_.paths.handle, start_.record);
-    stop_.terminate(start_.options.kill_after);
-    return false;
+    ending_why_ = why;
+    const bool stops_work = start_.owner && start_.options.on_lost == OnLost::term;
+    record_ending("ended", stops_work ? why + "; its owner's work was stopped first" : why);
+    if (stops_work) {
+        stop_.terminate(start_.options.kill_after);
+    }
 }
 
-int Keeper::end(Ending ending, const std::string& why) {
+int Keeper::finish() {
     if (!keeper_.lost()) {
         (void)lock_.release(lock::CommandRan::yes, keeper_.valid_until());
     }
-    if (ending == Ending::owner_exited) {
+    // Lost, or ended early, with --owner (a process, or none): whoever took the hold may still
+    // --release or --check it, and learns how it ended. Otherwise no one is left to ask: the
+    // script that owned the hold has exited, or the hold was kept to its end.
+    const bool someone_may_ask = start_.options.owner && (keeper_.lost() || ended_early());
+    if (someone_may_ask) {
+        ::unlink(start_.paths.socket.c_str());
+    } else {
         remove_files();
-        return 0;
     }
+    return 0;
+}
+
+int Keeper::give_up() {
+    record_ending(keeper_.lost() ? "lost" : "ended",
+                  fmt::format("{}; what its owner left running outlived SIGKILL, so the lock was "
+                              "not let go but left to lapse within its TTL",
+                              keeper_.lost() ? keeper_.lost_because()
+                                             : (ended_early() ? ending_why_
+                                                              : std::string("its owner exited"))));
     ::unlink(start_.paths.socket.c_str());
-    if (!keeper_.lost()) {
-        start_.record.ended = "ended";
-        start_.record.ended_ms = epoch_ms();
-        start_.record.why = why;
-        write_record(start_.paths.handle, start_.record);
-    }
     return 0;
 }
 
@@ -275,15 +304,27 @@ int Keeper::run() {
     auto& signals = start_.attempt.signals;
     while (true) {
         keep_lock();
-        stop_.on_due();
-        if (owner_exit_ && owner_exit_->exited()) {
-            return end(Ending::owner_exited, "");
+        if (owner_exit_ && !owner_exited_ && owner_exit_->exited()) {
+            owner_exited_ = true;
+            // Whatever the owner left running must stop before the lock is let go.
+            stop_.terminate(start_.options.kill_after);
         }
-        if (max_hold_at_ && steady_now() >= *max_hold_at_ && !ended_early() &&
-            end_early(Ending::max_hold,
-                      fmt::format("it was released when its --max-hold of {} ran out",
-                                  format_duration(*start_.options.max_hold)))) {
-            return 0;
+        if (stop_.stopping()) {
+            stop_.on_due();
+            if (stop_.finished() && (owner_exited_ || ended_early())) {
+                return finish();
+            }
+            if (stop_.unstoppable()) {
+                return give_up();
+            }
+        }
+        if (max_hold_at_ && steady_now() >= *max_hold_at_ && !ended_early()) {
+            end_early(fmt::format("it was released when its --max-hold of {} ran out",
+                                  format_duration(*start_.options.max_hold)));
+            continue;
+        }
+        if (ended_early() && !stop_.stopping()) {
+            return finish(); // nothing to stop: no owner, or --on-lost ignore
         }
         Deadline next = keeper_.next_due();
         for (const Deadline& other : {ended_early() ? Deadline{} : max_hold_at_, stop_.due()}) {
@@ -291,26 +332,31 @@ int Keeper::run() {
                 next = other;
             }
         }
-        if (owner_exit_ && owner_exit_->fd() < 0) {
+        const bool watch_owner = owner_exit_ && !owner_exited_;
+        if (watch_owner && owner_exit_->fd() < 0) {
             const SteadyTime check = steady_now() + Millis{ExitWatch::poll_period_ms};
             next = next ? std::min(*next, check) : check;
         }
         pollfd fds[3] = {{signals.fd(), POLLIN, 0},
                          {start_.listener.get(), POLLIN, 0},
-                         {owner_exit_ ? owner_exit_->fd() : -1, POLLIN, 0}};
+                         {watch_owner ? owner_exit_->fd() : -1, POLLIN, 0}};
         const int timeout = next ? poll_timeout(*next, Millis{60000}) : 60000;
         if (::poll(fds, 3, timeout) < 0 && errno != EINTR) {
-            return end(Ending::signal,
-                       fmt::format("its keeper failed: poll: {}", std::strerror(errno)));
+            end_early(fmt::format("its keeper failed: poll: {}", std::strerror(errno)));
+            return finish();
         }
+        std::vector<int> arrived;
         if ((fds[0].revents & POLLIN) != 0) {
-            for (int signal_number : signals.drain()) {
-                if ((signal_number == SIGTERM || signal_number == SIGINT ||
-                     signal_number == SIGHUP || signal_number == SIGQUIT) &&
-                    end_early(Ending::signal, fmt::format("its keeper was sent {}",
-                                                          run::signal_name(signal_number)))) {
-                    return 0;
-                }
+            arrived = signals.drain();
+        }
+        // One that came while a call to Redis waited was drained by the connection's wakeup.
+        if (const int during_a_call = start_.attempt.router.take_stop_signal()) {
+            arrived.push_back(during_a_call);
+        }
+        for (int signal_number : arrived) {
+            if (signal_number == SIGTERM || signal_number == SIGINT || signal_number == SIGHUP ||
+                signal_number == SIGQUIT) {
+                end_early(fmt::format("its keeper was sent {}", run::signal_name(signal_number)));
             }
         }
         if ((fds[1].revents & POLLIN) != 0) {
@@ -326,8 +372,11 @@ int Keeper::run() {
 } // namespace
 
 int keep_hold(KeeperStart& start, const Logger& log) {
-    detach();
+    detach(start.keep_stderr);
     start.record.keeper = ::getpid();
+    if (const auto self = stat_of(start.record.keeper)) {
+        start.record.keeper_start = self->start_time;
+    }
     // The owner may have exited while the lock was waited for: a hold reported as taken must not
     // be released a moment later.
     if (start.owner && !is_running(*start.owner)) {
@@ -337,6 +386,17 @@ int keep_hold(KeeperStart& start, const Logger& log) {
                                                  start.options.conflict_exit_code, start.record.key,
                                                  start.owner->pid));
         return start.options.conflict_exit_code;
+    }
+    // A --hold paused past its --max-hold must not report a hold that is over already.
+    if (start.options.max_hold && steady_now() >= start.acquired_at + *start.options.max_hold) {
+        (void)start.attempt.lock.release(lock::CommandRan::no, {});
+        ::unlink(start.paths.socket.c_str());
+        write_all(start.ready.get(),
+                  fmt::format("{} the hold on {} ended before it could be reported: its "
+                              "--max-hold of {} ran out (was redlockrun suspended?); released",
+                              start.options.lost_exit_code, start.record.key,
+                              format_duration(*start.options.max_hold)));
+        return start.options.lost_exit_code;
     }
     if (const int error = write_record(start.paths.handle, start.record); error != 0) {
         (void)start.attempt.lock.release(lock::CommandRan::no, {});

@@ -31,6 +31,9 @@ struct KeeperStart {
     HoldPaths paths;
     HoldRecord record;
     UniqueFd ready; // the write end of the pipe the --hold process waits on
+    // stderr is where the person reads the caller's messages (not the captured $(...) pipe): the
+    // keeper keeps it for a loss's message instead of /dev/null.
+    bool keep_stderr = false;
 };
 
 // Runs in the keeper process, just forked; returns its exit status when the hold has ended. Before

@@ -20,14 +20,9 @@ namespace redlockrun::hold {
 namespace {
 
 // The fields of /proc/PID/stat after the command name, which may hold spaces and parentheses: the
-// state is the first, the parent pid the second, the start time the twentieth.
-struct Stat {
-    char state = '?';
-    pid_t parent = 0;
-    unsigned long long start_time = 0;
-};
-
-bool read_stat(pid_t pid, Stat& stat) {
+// state, the parent pid, the process group, the session, the terminal, its foreground group, then
+// (after thirteen more) the start time.
+bool read_stat(pid_t pid, ProcessStat& stat) {
     std::ifstream file(fmt::format("/proc/{}/stat", pid));
     std::string text;
     if (!file || !std::getline(file, text)) {
@@ -39,11 +34,13 @@ bool read_stat(pid_t pid, Stat& stat) {
     }
     std::istringstream fields(text.substr(name_end + 1));
     std::string skipped;
-    fields >> stat.state >> stat.parent;
-    for (int i = 0; i < 17 && fields; ++i) { // pgrp ... itrealvalue
+    fields >> stat.state >> stat.parent >> stat.group >> stat.session >> stat.terminal >>
+        stat.foreground_group;
+    for (int i = 0; i < 13 && fields; ++i) { // flags ... itrealvalue
         fields >> skipped;
     }
     fields >> stat.start_time;
+    stat.pid = pid;
     return static_cast<bool>(fields);
 }
 
@@ -87,12 +84,12 @@ bool reads_pipe(pid_t pid, const std::string& pipe_link) {
 } // namespace
 
 pid_t parent_of(pid_t pid) {
-    Stat stat;
+    ProcessStat stat;
     return read_stat(pid, stat) ? stat.parent : 0;
 }
 
 Expected<Process, std::string> process_of(pid_t pid) {
-    Stat stat;
+    ProcessStat stat;
     if (pid <= 0 || !read_stat(pid, stat) || stat.state == 'Z' || stat.state == 'X') {
         return unexpected(fmt::format("no process has pid {}", pid));
     }
@@ -128,7 +125,7 @@ Expected<Process, std::string> script_owner() {
 }
 
 bool is_running(const Process& process) {
-    Stat stat;
+    ProcessStat stat;
     return read_stat(process.pid, stat) && stat.start_time == process.start_time &&
            stat.state != 'Z' && stat.state != 'X';
 }
@@ -152,6 +149,41 @@ bool ExitWatch::exited() const {
         return ::poll(&readable, 1, 0) > 0;
     }
     return !is_running(process_);
+}
+
+std::optional<ProcessStat> stat_of(pid_t pid) {
+    ProcessStat stat;
+    return read_stat(pid, stat) ? std::optional(stat) : std::nullopt;
+}
+
+std::vector<ProcessStat> all_processes() {
+    std::vector<ProcessStat> processes;
+    DIR* folder = ::opendir("/proc");
+    if (folder == nullptr) {
+        return processes;
+    }
+    while (const dirent* entry = ::readdir(folder)) {
+        char* end = nullptr;
+        const long pid = std::strtol(entry->d_name, &end, 10);
+        ProcessStat stat;
+        if (pid > 0 && *end == '\0' && read_stat(static_cast<pid_t>(pid), stat)) {
+            processes.push_back(stat);
+        }
+    }
+    ::closedir(folder);
+    return processes;
+}
+
+bool ignores_sigterm(pid_t pid) {
+    std::ifstream status(fmt::format("/proc/{}/status", pid));
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.starts_with("SigIgn:")) {
+            const unsigned long long ignored = std::stoull(line.substr(7), nullptr, 16);
+            return (ignored >> (SIGTERM - 1) & 1U) != 0;
+        }
+    }
+    return false;
 }
 
 } // namespace redlockrun::hold

@@ -10,8 +10,10 @@
 #include "base/expected.hpp"
 #include "base/unique_fd.hpp"
 
+#include <optional>
 #include <string>
 #include <sys/types.h>
+#include <vector>
 
 namespace redlockrun::hold {
 
@@ -50,5 +52,30 @@ private:
 
 // The ancestors' and the pipe's details come from /proc; this reads one process's parent pid.
 pid_t parent_of(pid_t pid);
+
+// What /proc/PID/stat says of a process's place among the others: its parent, process group,
+// session, controlling terminal (0: none) and that terminal's foreground process group.
+struct ProcessStat {
+    pid_t pid = 0;
+    char state = '?';
+    pid_t parent = 0;
+    pid_t group = 0;
+    pid_t session = 0;
+    int terminal = 0;
+    pid_t foreground_group = 0;
+    unsigned long long start_time = 0;
+
+    bool running() const { return state != 'Z' && state != 'X'; }
+    Process process() const { return Process{pid, start_time}; }
+};
+
+// One process's stat; none if it is gone.
+std::optional<ProcessStat> stat_of(pid_t pid);
+
+// Every process this one can see, read once: for finding what a hold's owner leaves behind.
+std::vector<ProcessStat> all_processes();
+
+// Whether `pid` ignores SIGTERM, as an interactive shell does (/proc/PID/status's SigIgn).
+bool ignores_sigterm(pid_t pid);
 
 } // namespace redlockrun::hold

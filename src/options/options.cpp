@@ -168,8 +168,11 @@ Options to_options(const OptionText& text) {
     }
     if (text.max_hold) {
         options.max_hold = duration_option(*text.max_hold);
-        if (options.max_hold->count() <= 0) {
-            throw UsageError(fmt::format("{} must be more than 0", text.max_hold->origin));
+        // A shorter hold could end before the script that took it had read its handle.
+        if (*options.max_hold < min_max_hold) {
+            throw UsageError(fmt::format("{} must be {} or more: a shorter hold would end before "
+                                         "the script could use it",
+                                         text.max_hold->origin, format_duration(min_max_hold)));
         }
     }
     options.release_handle = value_of(text.release);
@@ -238,6 +241,10 @@ void validate_hold(const Options& options) {
         throw UsageError(fmt::format(
             "--hold and {} exclude each other",
             options.status ? "--status" : (options.list_pattern ? "--list" : "--break")));
+    }
+    if (options.json && options.conflict_exit_code == 0) {
+        throw UsageError("--hold --json and -E 0 exclude each other: a lock not taken would be "
+                         "reported as status 0 with no JSON to tell it from a hold");
     }
     if (options.owner && options.owner->none && !options.max_hold) {
         throw UsageError("--owner none needs --max-hold: a hold that no process owns must end "

@@ -69,6 +69,8 @@ struct Options {
 };
 
 inline constexpr Millis min_ttl{100};
+// The shortest --max-hold: a hold must outlast the moment its handle is printed.
+inline constexpr Millis min_max_hold{1000};
 // Every script call of a semaphore reads all its holders' records, so N stays small.
 inline constexpr int max_limit = 100;
 inline constexpr int max_replicas = 100;

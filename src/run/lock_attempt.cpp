@@ -12,11 +12,20 @@
 #include <algorithm>
 #include <climits>
 #include <poll.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 
 namespace redlockrun::run {
 
+bool SignalRouter::watched_ready() const {
+    pollfd readable{watched_, POLLIN, 0};
+    return watched_ >= 0 && ::poll(&readable, 1, 0) > 0;
+}
+
 bool SignalRouter::handle() {
+    if (stop_signal_ == 0 && watched_ready()) {
+        stop_signal_ = gone;
+    }
     for (int signal_number : signals_.drain()) {
         if (supervisor_ != nullptr) {
             supervisor_->on_signal(signal_number);
@@ -30,8 +39,8 @@ bool SignalRouter::handle() {
 void SignalRouter::pause(Millis duration) {
     const SteadyTime until = steady_now() + duration;
     while (stop_signal_ == 0 && steady_now() < until) {
-        pollfd readable{signals_.fd(), POLLIN, 0};
-        if (::poll(&readable, 1, poll_timeout(until, duration)) > 0) {
+        pollfd readable[2] = {{signals_.fd(), POLLIN, 0}, {watched_, POLLIN, 0}};
+        if (::poll(readable, 2, poll_timeout(until, duration)) > 0) {
             handle();
         }
     }
@@ -114,12 +123,39 @@ std::variant<lock::Acquired, int> LockAttempt::acquire(const std::string& not_do
                     not_done);
         return options_.conflict_exit_code;
     }
+    if (auto* stopped = std::get_if<lock::Stopped>(&outcome);
+        stopped != nullptr && stopped->signal_number == SignalRouter::gone) {
+        log_.notice("{} while waiting for {}; nothing was left locked; {}", gave_up_because_,
+                    options_.key, not_done);
+        return options_.conflict_exit_code;
+    }
     if (auto* stopped = std::get_if<lock::Stopped>(&outcome)) {
         log_.error("{} while waiting for {}; nothing was left locked",
                    signal_name(stopped->signal_number), options_.key);
         return signal_exit_status(stopped->signal_number);
     }
     return std::get<lock::Acquired>(outcome);
+}
+
+void LockAttempt::give_up_when_readable(int fd, std::string why) {
+    watch_both_.reset(::epoll_create1(EPOLL_CLOEXEC));
+    epoll_event readable{};
+    readable.events = EPOLLIN;
+    if (!watch_both_.valid() ||
+        ::epoll_ctl(watch_both_.get(), EPOLL_CTL_ADD, signals.fd(), &readable) != 0 ||
+        ::epoll_ctl(watch_both_.get(), EPOLL_CTL_ADD, fd, &readable) != 0) {
+        watch_both_.reset(); // the owner's exit is then found once the lock is taken, as before
+        return;
+    }
+    wakeup.fd = watch_both_.get();
+    router.stop_when_readable(fd);
+    gave_up_because_ = std::move(why);
+}
+
+void LockAttempt::stop_giving_up() {
+    wakeup.fd = signals.fd();
+    router.stop_when_readable(-1);
+    watch_both_.reset();
 }
 
 bool release(lock::LockClient& lock, const Logger& log, const SteadyTime& acquired_at,

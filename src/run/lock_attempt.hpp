@@ -12,6 +12,7 @@
 #include "run/signals.hpp"
 
 #include <string>
+#include <utility>
 #include <variant>
 
 namespace redlockrun::run {
@@ -28,15 +29,26 @@ public:
     bool handle();
 
     int stop_signal() const { return stop_signal_; }
+    // The stop signal, once: for a loop that drains the signal pipe itself and must not miss one
+    // that handle() drained during a call to Redis.
+    int take_stop_signal() { return std::exchange(stop_signal_, 0); }
     void supervise(Supervisor* supervisor) { supervisor_ = supervisor; }
 
     // Sleeps for up to `duration`, cut short by a signal that asks redlockrun to stop.
     void pause(Millis duration);
 
+    // Also stops when `fd` becomes readable (a hold's owner exits: its pidfd), as if by the
+    // signal `gone`, which no real signal is.
+    void stop_when_readable(int fd) { watched_ = fd; }
+    static constexpr int gone = 0x100;
+
 private:
+    bool watched_ready() const;
+
     SignalPipe& signals_;
     Supervisor* supervisor_ = nullptr;
     int stop_signal_ = 0;
+    int watched_ = -1;
 };
 
 // Whether someone watches this run wait: stderr is a terminal, or a CI system's log ($CI is set).
@@ -54,6 +66,12 @@ public:
     // status to end with; a foreign key throws Fatal.
     std::variant<lock::Acquired, int> acquire(const std::string& not_done);
 
+    // Gives up waiting, with `why` said and nothing left locked or queued, once `fd` is readable:
+    // a hold's owner that exits while --hold waits (its pidfd).
+    void give_up_when_readable(int fd, std::string why);
+    // Once the lock is taken: only signals interrupt calls to Redis again.
+    void stop_giving_up();
+
     SignalPipe signals;
     SignalRouter router{signals};
     redis::Wakeup wakeup;
@@ -64,6 +82,10 @@ public:
 private:
     const Options& options_;
     const Logger& log_;
+    // Both the signal pipe and a descriptor given to give_up_when_readable(): what the connection
+    // waits on beside Redis.
+    UniqueFd watch_both_;
+    std::string gave_up_because_;
 };
 
 // Releases the lock if it is still ours; returns true if it found that the lock had been lost. A

@@ -41,6 +41,16 @@ void LockKeeper::keep(run::Stoppable& protected_work) {
     }
 }
 
+bool LockKeeper::renew_now(run::Stoppable& protected_work) {
+    if (!lost_ && steady_now() >= valid_until_) {
+        declare_lost(why_deadline_passed(), protected_work);
+    }
+    if (!lost_) {
+        renew(protected_work);
+    }
+    return lost_ || !failing_since_;
+}
+
 void LockKeeper::renew(run::Stoppable& protected_work) {
     const auto& key = lock_.keys().lock;
     const SteadyTime sent = steady_now();

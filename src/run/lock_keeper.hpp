@@ -38,6 +38,17 @@ public:
     // The same, for what is not a supervised command (a hold's owner).
     void keep(run::Stoppable& protected_work);
 
+    // Asks Redis at once whether the lock is still ours, by renewing it: false if Redis could not
+    // be asked (last_error() says why). A loss found is handled as at any renewal.
+    bool renew_now(run::Stoppable& protected_work);
+    // A loss found otherwise (with --no-renew, by reading the lock's state).
+    void found_lost(const std::string& why, run::Stoppable& protected_work) {
+        if (!lost_) {
+            declare_lost(why, protected_work);
+        }
+    }
+    const std::string& last_error() const { return last_error_; }
+
     bool lost() const { return lost_; }
     // Why the lock was lost, once lost().
     const std::string& lost_because() const { return lost_because_; }

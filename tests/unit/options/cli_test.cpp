@@ -472,7 +472,11 @@ TEST_CASE("cli: --hold, --owner, --max-hold, --release and --check") {
         usage_error({"-k", "d", "--hold", "--owner", "x"}).find("neither a process id nor none") !=
         std::string::npos);
     CHECK(usage_error({"-k", "d", "--hold", "--max-hold", "0"}) ==
-          "--max-hold must be more than 0");
+          "--max-hold must be 1s or more: a shorter hold would end before the script could use it");
+    CHECK(usage_error({"-k", "d", "--hold", "--max-hold", "999ms"})
+              .starts_with("--max-hold must be 1s or more"));
+    CHECK(usage_error({"-k", "d", "--hold", "--json", "-E", "0"})
+              .starts_with("--hold --json and -E 0 exclude each other"));
     CHECK(usage_error({"-k", "d", "--owner", "none", "true"}) == "--owner goes with --hold only");
     CHECK(usage_error({"-k", "d", "--max-hold", "1m", "true"}) ==
           "--max-hold goes with --hold only");

@@ -1,0 +1,425 @@
+#!/usr/bin/env bash
+# How a hold (DESIGN §12) ends without letting a script go on unlocked: the owner's work stopped
+# before the lock is let go, a loss told on the caller's stderr, --check asking Redis, --release
+# bounded, -E 0, an owner that exits while --hold waits, and what holds that ended unseen leave.
+. "$(dirname "$0")/lib.sh"
+
+export XDG_RUNTIME_DIR="$WORK/runtime"
+mkdir -m 700 "$XDG_RUNTIME_DIR"
+HOLDS="$XDG_RUNTIME_DIR/redlockrun"
+
+kill_keepers() {
+    local record pid
+    for record in "$HOLDS"/hold.*; do
+        [ -f "$record" ] || continue
+        pid=$(sed -n 's/^keeper=//p' "$record")
+        [ -n "$pid" ] && [ "$pid" != 0 ] && kill -CONT "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+    done
+}
+trap 'kill_keepers; cleanup' EXIT
+
+keeper_of() { sed -n 's/^keeper=//p' "$1"; }
+
+
+# A script that takes a hold, writes its handle, and runs a long command whose pid it writes too;
+# started in a group of its own or in the test's. Sets script (its pid) and sleeper.
+start_holding_script() { # KEY NAME [setsid] [extra hold options...]
+    local key=$1 name=$2 launcher=()
+    shift 2
+    if [ "${1:-}" = setsid ]; then
+        launcher=(setsid -w)
+        shift
+    fi
+    RLR="$REDLOCKRUN" "${launcher[@]}" bash -c '
+        h=$("$RLR" -k '"$key"' '"$*"' --hold) || exit 9
+        eval "$h"
+        echo "$REDLOCKRUN_HOLD" > "'"$WORK/$name.handle"'"
+        sleep 60 &
+        echo "$!" > "'"$WORK/$name.sleep"'"
+        wait
+        echo went-on
+    ' >"$WORK/$name.out" 2>"$WORK/$name.err" &
+    script=$!
+    BACKGROUND_PIDS+=("$script")
+    wait_for "$name: the script starts its command" test -s "$WORK/$name.sleep" || return 1
+    read_number sleeper "$WORK/$name.sleep" || return 1
+    BACKGROUND_PIDS+=("$sleeper")
+}
+
+# A run that waits for KEY and, once it holds it, writes whether PID was still alive then.
+start_witness() { # KEY PID MARKER
+    # A zombie is gone too: it waits only for init to reap it.
+    start_bg witness -w 60s -k "$1" -- sh -c "case \$(ps -o stat= -p $2) in ''|Z*) echo gone ;; *) echo alive ;; esac > '$3'"
+}
+
+# The owner killed (TERM or KILL) while its command runs: the command is stopped before the lock
+# is let go, so that the next holder never runs beside it. In a group of its own (cron, CI) and in
+# its caller's group, where what the caller does next is spared.
+test_the_owner_killed_stops_its_command_before_the_lock_is_let_go() {
+    local signal group
+    for signal in TERM KILL; do
+        for group in own shared; do
+            local key="killed-$signal-$group" name="$signal-$group" bystander=""
+            if [ "$group" = own ]; then
+                start_holding_script "$key" "$name" setsid || return
+            else
+                start_holding_script "$key" "$name" || return
+                sleep 60 & # the caller's own process, in the caller's group, started later
+                bystander=$!
+                BACKGROUND_PIDS+=("$bystander")
+            fi
+            start_witness "$key" "$sleeper" "$WORK/$name.witness"
+            wait_for "$name: the witness waits" blocked_clients_are 1 || return
+            local owner
+            owner=$(sed -n 's/^owner=//p' "$(cat "$WORK/$name.handle")")
+            kill "-$signal" "$owner"
+            exit_of "$witness"
+            expect_eq "$?" 0 "$name: the witness ran"
+            expect_eq "$(cat "$WORK/$name.witness" 2>/dev/null)" gone \
+                "$name: the owner's command when the next holder started"
+            if [ -n "$bystander" ]; then
+                alive "$bystander" || fail "$name: a process of the caller's was stopped"
+                kill "$bystander"
+            fi
+        done
+    done
+}
+
+# A command that ignores SIGTERM is killed after --kill-after, and only then is the lock let go.
+test_a_command_that_ignores_sigterm_is_killed_before_the_lock_is_let_go() {
+    local key=stubborn
+    RLR="$REDLOCKRUN" setsid -w bash -c '
+        h=$("$RLR" -k '"$key"' --kill-after 1s --hold) || exit 9
+        eval "$h"
+        sh -c "trap \"\" TERM; echo \$\$ > '"$WORK/stubborn.sleep"'; while :; do sleep 0.1; done" &
+        wait
+    ' >/dev/null 2>&1 &
+    local script=$!
+    BACKGROUND_PIDS+=("$script")
+    wait_for "the command starts" test -s "$WORK/stubborn.sleep" || return
+    local stubborn
+    read_number stubborn "$WORK/stubborn.sleep" || return
+    BACKGROUND_PIDS+=("$stubborn")
+    start_witness "$key" "$stubborn" "$WORK/stubborn.witness"
+    wait_for "the witness waits" blocked_clients_are 1 || return
+    kill -KILL "$script"
+    exit_of "$witness"
+    expect_eq "$(cat "$WORK/stubborn.witness" 2>/dev/null)" gone "the command when the lock was let go"
+}
+
+# A loss is told where the person reads the script's messages, with why, who broke it and the
+# note; the script ends with 143 (SIGTERM) unless it traps TERM.
+test_a_loss_is_told_on_the_scripts_stderr() {
+    start_holding_script told told "-t 600ms" || return
+    run_rlr -k told --break --note "stuck deploy"
+    expect_status 0 "--break"
+    wait "$script" 2>/dev/null
+    status=$?
+    err=$(cat "$WORK/told.err")
+    expect_status 143 "the script, stopped by SIGTERM"
+    expect_contains "$err" "redlockrun: lost the lock on told:" "the loss on the script's stderr"
+    expect_contains "$err" "broken by" "who broke it"
+    expect_contains "$err" "stuck deploy" "the break's note"
+    expect_not_contains "$(cat "$WORK/told.out")" went-on "the script went on"
+    # With a trap, the status the docs name.
+    RLR="$REDLOCKRUN" bash -c '
+        trap "exit 76" TERM
+        h=$("$RLR" -k trapped -t 600ms --hold) || exit 9
+        eval "$h"
+        touch "'"$WORK/trapped.ready"'"
+        while :; do sleep 0.1; done
+    ' >/dev/null 2>"$WORK/trapped.err" &
+    local trapped=$!
+    BACKGROUND_PIDS+=("$trapped")
+    wait_for "the trapping script holds" test -e "$WORK/trapped.ready" || return
+    rcli del trapped >/dev/null
+    wait "$trapped"
+    expect_eq "$?" 76 "a script that traps TERM ends with 76"
+}
+
+# The captured $(...) pipe is never the keeper's stderr: with 2>&1 inside, $(...) still returns.
+test_the_keeper_never_holds_the_captured_pipe() {
+    local assignments
+    assignments=$(timeout 20 "$REDLOCKRUN" -k captured --owner none --max-hold 1m --hold 2>&1)
+    expect_eq "$?" 0 "\$(... 2>&1) returned"
+    eval "$assignments"
+    local keeper
+    keeper=$(keeper_of "$REDLOCKRUN_HOLD")
+    expect_eq "$(readlink "/proc/$keeper/fd/2")" /dev/null "the keeper's stderr"
+    expect_eq "$(readlink "/proc/$keeper/cwd")" / "the keeper's working folder"
+    run_rlr --release
+    expect_status 0 "--release"
+}
+
+# An interactive shell as owner ignores SIGTERM: on a loss its foreground job is stopped, with a
+# warning on the terminal, and the shell itself is spared.
+test_an_interactive_owner_loses_its_foreground_job_not_the_shell() {
+    local key=interactive-loss
+    RLR="$REDLOCKRUN" /usr/bin/python3 - "$key" "$WORK/job.pid" "$REDIS_PORT" >"$WORK/session" 2>&1 <<'PYTHON'
+import os, pty, select, subprocess, sys, time
+key, pid_file, port = sys.argv[1], sys.argv[2], sys.argv[3]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp("bash", ["bash", "--norc", "--noprofile", "-i"])
+def send(text):
+    os.write(fd, text.encode() + b"\n")
+seen = b""
+def read_until(marker, limit=20):
+    global seen
+    end = time.time() + limit
+    while marker.encode() not in seen and time.time() < end:
+        if select.select([fd], [], [], 0.2)[0]:
+            try:
+                seen += os.read(fd, 4096)
+            except OSError:
+                break
+    return marker.encode() in seen
+send(f'h=$("$RLR" -k {key} -t 600ms --hold) && eval "$h"; echo "he""ld=$?"')
+read_until("held=")
+send(f"sh -c 'echo $$ > {pid_file}; exec sleep 30'; echo \"after\"\"-job=$?\"")
+end = time.time() + 20
+while not os.path.exists(pid_file) or not open(pid_file).read().strip():
+    if time.time() > end:
+        break
+    time.sleep(0.05)
+subprocess.run(["redis-cli", "-p", port, "del", key], stdout=subprocess.DEVNULL)
+read_until("after-job=")
+send('echo "sh""ell=alive"')
+read_until("shell=alive")
+send('"$RLR" --release; echo "rel""ease=$?"')
+read_until("release=")
+send("exit")
+os.waitpid(pid, 0)
+print(seen.decode(errors="replace"))
+PYTHON
+    local session
+    session=$(cat "$WORK/session")
+    expect_contains "$session" "held=0" "the shell took the hold"
+    expect_contains "$session" "after-job=143" "the foreground job was stopped with SIGTERM"
+    expect_contains "$session" "stopping the foreground job of the shell" "the warning on the terminal"
+    expect_contains "$session" "lost the lock on $key" "the loss on the terminal"
+    expect_contains "$session" "shell=alive" "the shell was spared"
+    expect_contains "$session" "release=76" "--release reports the loss"
+}
+
+# --check asks Redis at that moment: a deleted key, a lock taken by another run, a server that
+# cannot be asked are never 0, long before the next renewal.
+test_check_asks_redis() {
+    local assignments
+    assignments=$("$REDLOCKRUN" -k asked -t 60s --owner none --max-hold 5m --hold) || fail "--hold"
+    eval "$assignments"
+    run_rlr --check
+    expect_status 0 "--check while held"
+    rcli del asked >/dev/null
+    run_rlr --check
+    expect_status 76 "--check right after the key was deleted (renewal due in 20s)"
+    expect_contains "$err" "the hold on asked was lost" "its message"
+    run_rlr --release
+    expect_status 76 "--release of the lost hold"
+
+    assignments=$("$REDLOCKRUN" -k taken-over -t 60s --on-lost ignore --owner none --max-hold 5m --hold) ||
+        fail "--hold"
+    eval "$assignments"
+    rcli del taken-over >/dev/null
+    run_rlr -k taken-over -- true
+    expect_status 0 "another run takes the lock"
+    run_rlr --check
+    expect_status 76 "--check after another run took the lock"
+    run_rlr --release
+
+    assignments=$("$REDLOCKRUN" -k norenew -t 60s --no-renew --owner none --max-hold 5m --hold) ||
+        fail "--hold --no-renew"
+    eval "$assignments"
+    run_rlr --check
+    expect_status 0 "--check of a --no-renew hold while held"
+    local ttl_before
+    ttl_before=$(rcli pttl norenew)
+    rcli del norenew >/dev/null
+    run_rlr --check
+    expect_status 76 "--check of a --no-renew hold after the key was deleted"
+    run_rlr --release
+    [ "$ttl_before" -le 60000 ] || fail "--check renewed a --no-renew hold: pttl $ttl_before"
+
+    assignments=$("$REDLOCKRUN" -k unasked -t 60s --connect-timeout 1s --owner none --max-hold 5m --hold) ||
+        fail "--hold"
+    eval "$assignments"
+    kill -STOP "$REDIS_PID"
+    RUN_RLR_LIMIT=30 run_rlr --check
+    kill -CONT "$REDIS_PID"
+    [ "$status" != 0 ] || fail "--check said 0 while Redis could not be asked"
+    expect_status 69 "--check while Redis cannot be asked"
+    run_rlr --release
+}
+
+# --release of a stopped keeper gives up within 10 s, ends the keeper, and says the hold cannot be
+# counted on; a --release whose caller gave up is still reported truthfully later.
+test_release_of_a_stopped_keeper_is_bounded() {
+    local assignments keeper
+    assignments=$("$REDLOCKRUN" -k stopped -t 60s --owner none --max-hold 5m --hold) || fail "--hold"
+    eval "$assignments"
+    keeper=$(keeper_of "$REDLOCKRUN_HOLD")
+    kill -STOP "$keeper"
+    RUN_RLR_LIMIT=30 run_rlr --release
+    expect_status 76 "--release of a stopped keeper"
+    expect_lt "$elapsed_ms" 15000 "--release gave up within about 10 s"
+    expect_contains "$err" "did not answer within 10s" "its message"
+    wait_for "the stopped keeper is ended" eval "! alive $keeper"
+
+    assignments=$("$REDLOCKRUN" -k gave-up -t 60s --owner none --max-hold 5m --hold) || fail "--hold"
+    eval "$assignments"
+    keeper=$(keeper_of "$REDLOCKRUN_HOLD")
+    kill -STOP "$keeper"
+    timeout -s KILL 1 "$REDLOCKRUN" --release
+    kill -CONT "$keeper"
+    wait_for "the keeper serves the release it was sent" eval "! lock_held gave-up"
+    wait_for "the keeper exits" eval "! alive $keeper"
+    run_rlr --check
+    expect_status 76 "--check after a release whose caller gave up"
+    expect_contains "$err" "released" "--check says it was released"
+    run_rlr --release
+    expect_status 0 "a later --release reports the release"
+}
+
+# -E 0 means "skip quietly": the script stops with status 0 instead of going on unlocked.
+test_conflict_exit_code_0_stops_the_script() {
+    start_bg holder -k skipped -- sleep 30
+    wait_for "the holder holds" lock_held skipped || return
+    local shell
+    for shell in bash dash; do
+        RLR="$REDLOCKRUN" "$shell" -c '
+            h=$("$RLR" -k skipped -n -E 0 --hold) || exit 9
+            eval "$h"
+            echo went-on
+        ' >"$WORK/skip.out" 2>&1
+        status=$?
+        expect_status 0 "$shell: the script with -E 0 on a busy lock"
+        expect_not_contains "$(cat "$WORK/skip.out")" went-on "$shell: the script went on"
+        RLR="$REDLOCKRUN" "$shell" -c '
+            eval "$("$RLR" -k skipped -n -E 0 --hold)" || exit 9
+            echo went-on
+        ' >"$WORK/skip.out" 2>&1
+        status=$?
+        expect_status 0 "$shell: the one-line form"
+        expect_not_contains "$(cat "$WORK/skip.out")" went-on "$shell: the one-line form went on"
+    done
+    run_rlr -k skipped -n -E 0 --hold --json
+    expect_status 64 "--json with -E 0"
+}
+
+# An owner that exits while --hold waits ends the wait: nothing is queued, nothing taken later.
+test_an_owner_that_exits_while_hold_waits_ends_the_wait() {
+    start_bg holder -k busy -- sleep 60
+    wait_for "the holder holds" lock_held busy || return
+    RLR="$REDLOCKRUN" bash -c '
+        h=$("$RLR" -k busy -w 60s --hold 2>"'"$WORK/waiting.err"'")
+        echo "status=$?" > "'"$WORK/waiting.status"'"
+    ' &
+    local script=$!
+    BACKGROUND_PIDS+=("$script")
+    wait_for "--hold waits" blocked_clients_are 1 || return
+    local waiting
+    waiting=$(pgrep -f -n -- "-k busy -w 60s --hold")
+    [ -n "$waiting" ] || fail "no waiting --hold found"
+    kill -KILL "$script"
+    wait_for "the waiting --hold gives up" eval "! alive $waiting" || return
+    expect_contains "$(cat "$WORK/waiting.err")" "its owner, pid $script, exited while waiting for busy" \
+        "its message"
+    wait_for "nothing is left blocked" blocked_clients_are 0
+    expect_eq "$(rcli zcard '{busy}:redlockrun:queue')" 0 "the queue"
+    kill "$holder"
+    wait_for "the holder's lock is let go" eval "! lock_held busy"
+    lock_held busy && fail "the dead owner's --hold took the lock"
+}
+
+test_max_hold_must_outlast_the_grant() {
+    local before
+    before=$(database_snapshot)
+    run_rlr -k short --owner none --max-hold 1ms --hold
+    expect_status 64 "--max-hold 1ms"
+    expect_contains "$err" "--max-hold must be 1s or more" "its message"
+    run_rlr -k short --owner none --max-hold 999ms --hold
+    expect_status 64 "--max-hold 999ms"
+    expect_eq "$(database_snapshot)" "$before" "nothing changed in Redis"
+    run_rlr -k short --owner none --max-hold 1s --hold
+    expect_status 0 "--max-hold 1s"
+}
+
+# --owner PID of another process: when its hold ends by --max-hold or --break, --release says
+# so (76) with the reason, however the owner ended.
+test_an_owner_not_the_caller_keeps_the_ending_for_release() {
+    local how
+    for how in max-hold break; do
+        sleep 60 &
+        local owner=$!
+        BACKGROUND_PIDS+=("$owner")
+        local bound=(-t 600ms)
+        [ "$how" = max-hold ] && bound=(--max-hold 1s)
+        local assignments
+        assignments=$("$REDLOCKRUN" -k "other-$how" "${bound[@]}" --owner "$owner" --hold) ||
+            fail "$how: --hold"
+        eval "$assignments"
+        [ "$how" = break ] && run_rlr -k "other-$how" --break --note "by hand"
+        wait_for "$how: the owner is stopped" eval "! alive $owner"
+        wait_for "$how: the lock is let go" eval "! lock_held other-$how"
+        run_rlr --release
+        expect_status 76 "$how: --release"
+        if [ "$how" = max-hold ]; then
+            expect_contains "$err" "--max-hold of 1s ran out" "$how: the reason"
+        else
+            expect_contains "$err" "by hand" "$how: the reason"
+        fi
+    done
+}
+
+# REDISCLI_AUTH is read, then blotted: the keeper's /proc/PID/environ does not show it.
+test_the_keeper_forgets_the_password_in_its_environment() {
+    rcli config set requirepass env-s3cret >/dev/null
+    local assignments
+    assignments=$(REDISCLI_AUTH=env-s3cret "$REDLOCKRUN" -k envpw --owner none --max-hold 1m --hold) ||
+        fail "--hold with REDISCLI_AUTH"
+    eval "$assignments"
+    local keeper
+    keeper=$(keeper_of "$REDLOCKRUN_HOLD")
+    expect_not_contains "$(tr '\0' '\n' <"/proc/$keeper/environ")" env-s3cret "the keeper's environment"
+    REDISCLI_AUTH=env-s3cret run_rlr --release
+    expect_status 0 "--release"
+    redis-cli -p "$REDIS_PORT" -a env-s3cret --no-auth-warning config set requirepass '' >/dev/null
+}
+
+# What holds that ended unseen leave is cleaned by the next --hold, --check or --release.
+test_leftovers_are_cleaned() {
+    # A waiting --hold killed with SIGKILL leaves its socket.
+    start_bg holder -k left -- sleep 60
+    wait_for "the holder holds" lock_held left || return
+    timeout -s KILL 1 "$REDLOCKRUN" -k left -w 30s --owner none --max-hold 1m --hold >/dev/null
+    local sockets
+    sockets=$(ls "$HOLDS" | grep -c '\.sock$')
+    expect_eq "$sockets" 1 "the killed --hold's socket, before"
+    # A keeper killed with SIGKILL leaves its record and socket.
+    local assignments killed_handle
+    assignments=$("$REDLOCKRUN" -k gone-keeper -t 1s --owner none --max-hold 1m --hold) || fail "--hold"
+    eval "$assignments"
+    killed_handle=$REDLOCKRUN_HOLD
+    local killed_keeper
+    killed_keeper=$(keeper_of "$killed_handle")
+    kill -KILL "$killed_keeper"
+    wait_for "the keeper is gone" eval "! alive $killed_keeper" || return
+    # A record that ended two days ago, whose keeper is long gone.
+    local old="$HOLDS/hold.0123456789abcdef0123456789abcdef"
+    printf 'key=old\nfence=1\nowner=0\nowner_start=0\nkeeper=999999999\nkeeper_start=1\ntaken_ms=1\nended=ended\nended_ms=%s\nwhy=old\n' \
+        "$(($(now_ms) - 2 * 86400 * 1000))" >"$old"
+    chmod 600 "$old"
+    assignments=$("$REDLOCKRUN" -k fresh --owner none --max-hold 1m --hold) || fail "a fresh --hold"
+    eval "$assignments"
+    [ -e "$old" ] && fail "the record that ended two days ago is still there"
+    [ -e "$killed_handle.sock" ] && fail "the killed keeper's socket is still there"
+    expect_eq "$(sed -n 's/^ended=//p' "$killed_handle")" lost "the killed keeper's record"
+    expect_eq "$(ls "$HOLDS" | grep -c '\.sock$')" 1 "sockets left: the fresh hold's only"
+    run_rlr --release "$killed_handle"
+    expect_status 76 "--release of the killed keeper's hold"
+    expect_contains "$err" "keeper" "it says the keeper was gone"
+    run_rlr --release
+    expect_status 0 "--release of the fresh hold"
+}
+
+run_tests
