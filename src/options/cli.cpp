@@ -173,14 +173,16 @@ Declarations::Declarations() {
           "--hold); none: only --release or\n--max-hold ends it",
           &OptionText::owner);
     value("--max-hold", "<duration>", InConfigFile::no,
-          "with --hold: release after this long at the\nlatest (needed with --owner none)",
+          "with --hold: release after this long at the\nlatest, 1s or more (needed with --owner "
+          "none)",
           &OptionText::max_hold);
     optional_value("--release", "<handle>", "",
                    "end a hold: 0 if it was kept to the end,\n76 if it was lost (default: "
                    "$REDLOCKRUN_HOLD)",
                    &OptionText::release);
     optional_value("--check", "<handle>", "",
-                   "0 while a hold is intact, 76 once it was\nlost (default: $REDLOCKRUN_HOLD)",
+                   "ask Redis: 0 while a hold is intact, 76\nonce it was lost, 69 if Redis cannot be\n"
+                   "asked (default: $REDLOCKRUN_HOLD)",
                    &OptionText::check);
 
     group_ = "Redis";
