@@ -53,15 +53,19 @@ int act(int argc, char** argv, const ConfigPlaces& places, Logger& log) {
     const Options options = configure(line.options, places);
     log.set_verbosity(options.verbosity);
     const auto getenv = [](const char* name) -> const char* { return std::getenv(name); };
+    const auto find_settings = [&] {
+        return redis::resolve_settings(
+            redis::ConnectionRequest{options.url, options.password_file, options.connect_timeout,
+                                     options.tls, options.config_files, options.sentinel_user,
+                                     options.sentinel_password_file},
+            getenv);
+    };
     if (options.release_handle || options.check_handle) {
-        // The keeper has the connection: nothing here talks to Redis.
-        return hold::end_or_check_hold(options, log, getenv);
+        // The keeper has the connection: nothing here talks to Redis, unless the keeper does not
+        // answer a --release.
+        return hold::end_or_check_hold(options, log, getenv, find_settings);
     }
-    auto settings = redis::resolve_settings(
-        redis::ConnectionRequest{options.url, options.password_file, options.connect_timeout,
-                                 options.tls, options.config_files, options.sentinel_user,
-                                 options.sentinel_password_file},
-        getenv);
+    auto settings = find_settings();
     if (!settings) {
         // Not a UsageError: the message names the file or variable at fault, not the syntax.
         throw Fatal(ExitStatus::usage, settings.error());

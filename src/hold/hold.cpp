@@ -3,6 +3,7 @@
 #include "base/fatal.hpp"
 #include "base/json_writer.hpp"
 #include "hold/keeper.hpp"
+#include "hold/keeperless_release.hpp"
 #include "hold/owner.hpp"
 #include "run/lock_attempt.hpp"
 
@@ -303,6 +304,9 @@ int take_hold(const Options& options, const redis::ConnectionSettings& settings,
     record.owner = owner ? owner->pid : 0;
     record.owner_start = owner ? owner->start_time : 0;
     record.taken_ms = epoch_ms();
+    record.token = attempt.lock.token();
+    record.unit = std::string(lock::unit_name(options.timestamp_unit));
+    record.mode = options.shared ? std::string("shared") : std::to_string(options.limit);
 
     int ready[2];
     if (::pipe2(ready, O_CLOEXEC) != 0) {
@@ -370,7 +374,8 @@ int take_hold(const Options& options, const redis::ConnectionSettings& settings,
     return 0;
 }
 
-int end_or_check_hold(const Options& options, const Logger& log, const Getenv& getenv) {
+int end_or_check_hold(const Options& options, const Logger& log, const Getenv& getenv,
+                      const SettingsSource& settings) {
     const bool releasing = options.release_handle.has_value();
     std::string handle = releasing ? *options.release_handle : *options.check_handle;
     const char* name = releasing ? "--release" : "--check";
@@ -431,8 +436,17 @@ int end_or_check_hold(const Options& options, const Logger& log, const Getenv& g
         // stop a script that has moved on; the lock then lapses within its TTL.
         if (releasing && record->keeper > 0 &&
             keeper_running(record->keeper, record->keeper_start)) {
+            // A SIGKILL ends even a stopped process before it can run again: the keeper cannot
+            // renew or release after this, and the lock is this --release's to let go.
             ::kill(record->keeper, SIGKILL);
             forget();
+            if (!record->token.empty()) {
+                auto found = settings();
+                if (!found) {
+                    throw Fatal(ExitStatus::usage, found.error());
+                }
+                return release_without_keeper(*record, *found, options.lost_exit_code, log);
+            }
             log.error("the keeper of the hold on {} (pid {}) did not answer within 10s (was it "
                       "stopped?): it was ended, and the lock, no longer renewed, lapses within "
                       "its TTL",

@@ -8,6 +8,9 @@
 #include "options/options.hpp"
 #include "redis/settings.hpp"
 
+#include <functional>
+#include <string>
+
 namespace redlockrun::hold {
 
 // --hold: prints the assignments (or, with --json, one object) and returns 0 once the keeper
@@ -15,9 +18,14 @@ namespace redlockrun::hold {
 int take_hold(const Options& options, const redis::ConnectionSettings& settings, const Logger& log,
               const Getenv& getenv);
 
+// The connection settings, found only when needed: a --release whose keeper does not answer
+// releases the lock itself (hold/keeperless_release.hpp); otherwise the keeper talks to Redis.
+using SettingsSource = std::function<Expected<redis::ConnectionSettings, std::string>()>;
+
 // --release and --check: 0 if the hold was kept (and, for --release, is released now), the lost
 // exit status (76) if it was lost or ended before, 64 for a handle that names no hold, 69 if the
 // release could not reach Redis.
-int end_or_check_hold(const Options& options, const Logger& log, const Getenv& getenv);
+int end_or_check_hold(const Options& options, const Logger& log, const Getenv& getenv,
+                      const SettingsSource& settings);
 
 } // namespace redlockrun::hold

@@ -133,9 +133,11 @@ Expected<HoldPaths, std::string> paths_of_handle(const std::string& handle) {
 
 std::string record_text(const HoldRecord& record) {
     return fmt::format("key={}\nfence={}\nowner={}\nowner_start={}\nkeeper={}\n"
-                       "keeper_start={}\ntaken_ms={}\nended={}\nended_ms={}\nwhy={}\n",
+                       "keeper_start={}\ntaken_ms={}\ntoken={}\nunit={}\nmode={}\nended={}\n"
+                       "ended_ms={}\nwhy={}\n",
                        escaped(record.key), escaped(record.fence), record.owner, record.owner_start,
-                       record.keeper, record.keeper_start, record.taken_ms, escaped(record.ended),
+                       record.keeper, record.keeper_start, record.taken_ms, escaped(record.token),
+                       escaped(record.unit), escaped(record.mode), escaped(record.ended),
                        record.ended_ms, escaped(record.why));
 }
 
@@ -175,6 +177,12 @@ std::optional<HoldRecord> parse_record(const std::string& text) {
             ok = number_from(*value, record.keeper_start);
         } else if (name == "taken_ms") {
             ok = number_from(*value, record.taken_ms);
+        } else if (name == "token") {
+            record.token = *value;
+        } else if (name == "unit") {
+            record.unit = *value;
+        } else if (name == "mode") {
+            record.mode = *value;
         } else if (name == "ended") {
             record.ended = *value;
         } else if (name == "ended_ms") {

@@ -2,8 +2,9 @@
 // one folder of that user's, $XDG_RUNTIME_DIR/redlockrun or else ${TMPDIR:-/tmp}/redlockrun-UID,
 // made with mode 0700 and refused if anyone else could write to it. The handle is the record
 // file's path; the keeper listens on the socket beside it (the handle plus ".sock"). A record file
-// holds the hold's key, fence, owner and keeper, and, once the keeper has ended without a
-// --release, how the hold ended. It never holds a password.
+// holds the hold's key, fence, owner and keeper, what a release needs (the holder's token and the
+// lock's mode: the file is the user's alone, as the keeper's memory is), and, once the keeper has
+// ended without a --release, how the hold ended. It never holds a password.
 #pragma once
 
 #include "base/expected.hpp"
@@ -42,6 +43,11 @@ struct HoldRecord {
     unsigned long long keeper_start =
         0;                  // as Process::start_time: a later process with its pid is not it
     long long taken_ms = 0; // the wall clock, in ms since the epoch
+    // What releasing the lock without the keeper takes: the holder's token, the unit of the key's
+    // timestamp ("ms" or "s"), and the mode ("1", "shared", or a semaphore's N).
+    std::string token;
+    std::string unit = "ms";
+    std::string mode = "1";
     // How the hold ended without a --release: "" while it lasts; "lost" or "ended".
     std::string ended;
     long long ended_ms = 0;

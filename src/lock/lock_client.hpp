@@ -113,6 +113,8 @@ public:
 
     const LockKeys& keys() const { return keys_; }
     const LockParams& params() const { return params_; }
+    // For a hold's record, which a --release reads if the keeper does not answer.
+    const std::string& token() const { return identity_.token; }
     const redis::Endpoint& endpoint() const { return connection_.endpoint(); }
     // Sentinel: what the sentinel asked before the last renewal or wait found, if it named another
     // master or did not answer; empty otherwise. For -v.

@@ -251,8 +251,9 @@ test_check_asks_redis() {
     run_rlr --release
 }
 
-# --release of a stopped keeper gives up within 10 s, ends the keeper, and says the hold cannot be
-# counted on; a --release whose caller gave up is still reported truthfully later.
+# --release of a stopped keeper gives up on it within 10 s, ends it, and releases the lock in Redis
+# itself (0 if Redis still held it for the hold, 76 if it was lost); a --release whose caller gave
+# up is still reported truthfully later.
 test_release_of_a_stopped_keeper_is_bounded() {
     local assignments keeper
     assignments=$("$REDLOCKRUN" -k stopped -t 60s --owner none --max-hold 5m --hold) || fail "--hold"
@@ -260,10 +261,33 @@ test_release_of_a_stopped_keeper_is_bounded() {
     keeper=$(keeper_of "$REDLOCKRUN_HOLD")
     kill -STOP "$keeper"
     RUN_RLR_LIMIT=30 run_rlr --release
-    expect_status 76 "--release of a stopped keeper"
-    expect_lt "$elapsed_ms" 15000 "--release gave up within about 10 s"
-    expect_contains "$err" "did not answer within 10s" "its message"
+    expect_status 0 "--release of a stopped keeper whose lock Redis still holds"
+    expect_lt "$elapsed_ms" 15000 "--release gave up on the keeper within about 10 s"
+    expect_contains "$err" "released stopped in its keeper's stead" "its message"
+    expect_contains "$err" "did not answer within 10s" "its message says why"
     wait_for "the stopped keeper is ended" eval "! alive $keeper"
+    lock_held stopped && fail "the lock is still held after the --release"
+
+    assignments=$("$REDLOCKRUN" -k stopped-lost -t 60s --owner none --max-hold 5m --hold) || fail "--hold"
+    eval "$assignments"
+    keeper=$(keeper_of "$REDLOCKRUN_HOLD")
+    kill -STOP "$keeper"
+    rcli del stopped-lost >/dev/null
+    run_rlr -k stopped-lost -- true
+    RUN_RLR_LIMIT=30 run_rlr --release
+    expect_status 76 "--release of a stopped keeper whose lock was lost meanwhile"
+    expect_contains "$err" "was lost while its keeper did not answer" "its message"
+    wait_for "that keeper is ended too" eval "! alive $keeper"
+
+    # The answer comes from the Redis the --release is told of: one it cannot reach is 69.
+    assignments=$("$REDLOCKRUN" -k stopped-unreachable -t 60s --owner none --max-hold 5m --hold) ||
+        fail "--hold"
+    eval "$assignments"
+    keeper=$(keeper_of "$REDLOCKRUN_HOLD")
+    kill -STOP "$keeper"
+    RUN_RLR_LIMIT=30 run_rlr -u "redis://127.0.0.1:1" --release
+    expect_status 69 "--release of a stopped keeper, Redis out of reach"
+    wait_for "that keeper is ended too" eval "! alive $keeper"
 
     assignments=$("$REDLOCKRUN" -k gave-up -t 60s --owner none --max-hold 5m --hold) || fail "--hold"
     eval "$assignments"

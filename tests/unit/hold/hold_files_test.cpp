@@ -17,6 +17,9 @@ TEST_CASE("a hold's record reads back as written, whatever bytes its key holds")
     record.owner_start = 123456789;
     record.keeper = 4343;
     record.keeper_start = 987654321;
+    record.token = "0123456789abcdef";
+    record.unit = "s";
+    record.mode = "shared";
     record.taken_ms = 1795717296995;
     record.ended = "lost";
     record.ended_ms = 1795717297995;
