@@ -116,6 +116,7 @@ void OwnerStop::terminate(Millis kill_after) {
     kill_at_ = steady_now() + kill_after;
     killed_at_.reset();
     idle_ = false;
+    first_look_done_ = false;
     on_due();
 }
 
@@ -135,24 +136,30 @@ void OwnerStop::on_due() {
     }
     const auto pids = work();
     idle_ = pids.empty();
+    if (idle_) {
+        return; // and so for no owner (--owner none), whose work is nothing
+    }
     const bool kill = steady_now() >= *kill_at_;
-    if (kill && !idle_ && !killed_at_) {
+    if (kill && !killed_at_) {
         killed_at_ = steady_now();
     }
-    if (interactive_ && !idle_ && terminated_.empty()) {
+    if (interactive_ && terminated_.empty()) {
         log_.error("stopping the foreground job of the shell that holds the lock (pid {}); the "
                    "shell itself is spared",
                    owner_->pid);
     }
+    // SIGTERM once each: a second would cut short a script's own clean-up. While the owner runs,
+    // only to what ran when the stop began: what its trap runs then (a --release reporting the
+    // loss) is its clean-up. Once it has exited, to each of its leftovers as it is found.
+    const bool owner_gone = !is_running(owner_->process());
     for (pid_t pid : pids) {
-        // SIGTERM once each (a second would cut short a script's own clean-up), to what appeared
-        // since too, such as the next command of a script that ignores SIGTERM.
         if (kill) {
             ::kill(pid, SIGKILL);
-        } else if (terminated_.insert(pid).second) {
+        } else if ((owner_gone || !first_look_done_) && terminated_.insert(pid).second) {
             ::kill(pid, SIGTERM);
         }
     }
+    first_look_done_ = true;
 }
 
 bool OwnerStop::unstoppable() const {

@@ -64,6 +64,7 @@ private:
     Deadline kill_at_;
     Deadline killed_at_;
     bool idle_ = false;
+    bool first_look_done_ = false; // since terminate()
     std::set<pid_t> terminated_;
 };
 
