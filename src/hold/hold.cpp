@@ -241,15 +241,6 @@ std::string ago(long long then_ms) {
 
 } // namespace
 
-// A record written before keepers noted their start time has none: its pid alone tells then.
-bool keeper_running(pid_t pid, unsigned long long start_time) {
-    if (start_time == 0) {
-        const auto stat = stat_of(pid);
-        return stat && stat->running();
-    }
-    return is_running(Process{pid, start_time});
-}
-
 int take_hold(const Options& options, const redis::ConnectionSettings& settings, const Logger& log,
               const Getenv& getenv) {
     close_inherited_descriptors();
@@ -259,7 +250,6 @@ int take_hold(const Options& options, const redis::ConnectionSettings& settings,
     if (!folder) {
         throw Fatal(ExitStatus::os_error, folder.error());
     }
-    clean_stale_holds(*folder, keeper_running);
     refuse_second_hold(*folder, options, owner);
     const HoldPaths paths = new_hold_paths(*folder);
     UniqueFd listener = listen_at(paths.socket);
@@ -393,7 +383,11 @@ int end_or_check_hold(const Options& options, const Logger& log, const Getenv& g
     if (!paths) {
         throw Fatal(ExitStatus::usage, fmt::format("{}: {}", name, paths.error()));
     }
-    clean_stale_holds(paths->handle.substr(0, paths->handle.rfind('/')), keeper_running);
+    // Once answered: the release, which a waiter waits for, comes first.
+    struct CleanAfterwards {
+        std::string folder;
+        ~CleanAfterwards() { clean_stale_holds(folder, still_running); }
+    } clean_afterwards{paths->handle.substr(0, paths->handle.rfind('/'))};
     const auto record = read_record(paths->handle);
     if (!record) {
         throw Fatal(ExitStatus::usage,
@@ -435,7 +429,7 @@ int end_or_check_hold(const Options& options, const Logger& log, const Getenv& g
         // hold cannot be counted on. A --release ends it, so that it cannot wake up later and
         // stop a script that has moved on; the lock then lapses within its TTL.
         if (releasing && record->keeper > 0 &&
-            keeper_running(record->keeper, record->keeper_start)) {
+            still_running(record->keeper, record->keeper_start)) {
             // A SIGKILL ends even a stopped process before it can run again: the keeper cannot
             // renew or release after this, and the lock is this --release's to let go.
             ::kill(record->keeper, SIGKILL);

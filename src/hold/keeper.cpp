@@ -408,6 +408,8 @@ int keep_hold(KeeperStart& start, const Logger& log) {
     }
     write_all(start.ready.get(), "ok");
     start.ready.reset();
+    // What holds that ended unseen left: the keeper's to clean, once --hold has returned.
+    clean_stale_holds(start.paths.handle.substr(0, start.paths.handle.rfind('/')), still_running);
     Keeper keeper(start, log);
     return keeper.run();
 }

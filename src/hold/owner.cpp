@@ -130,6 +130,14 @@ bool is_running(const Process& process) {
            stat.state != 'Z' && stat.state != 'X';
 }
 
+bool still_running(pid_t pid, unsigned long long start_time) {
+    if (start_time == 0) {
+        ProcessStat stat;
+        return read_stat(pid, stat) && stat.running();
+    }
+    return is_running(Process{pid, start_time});
+}
+
 ExitWatch::ExitWatch(const Process& process) : process_(process) {
 #ifdef SYS_pidfd_open
     const long fd = ::syscall(SYS_pidfd_open, process.pid, 0);

@@ -33,6 +33,9 @@ Expected<Process, std::string> script_owner();
 
 // Whether `process` is still running (the same process, not a zombie).
 bool is_running(const Process& process);
+// The same for a pid whose start time may be unknown (0: a hold's record written by an earlier
+// version): its pid alone tells then.
+bool still_running(pid_t pid, unsigned long long start_time);
 
 // Tells when a process exits: a pidfd that poll() finds readable then (Linux 5.3 and later), or,
 // where the kernel has none, a check every `poll_period` of its /proc entry.

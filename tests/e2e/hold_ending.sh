@@ -433,15 +433,25 @@ test_leftovers_are_cleaned() {
     printf 'key=old\nfence=1\nowner=0\nowner_start=0\nkeeper=999999999\nkeeper_start=1\ntaken_ms=1\nended=ended\nended_ms=%s\nwhy=old\n' \
         "$(($(now_ms) - 2 * 86400 * 1000))" >"$old"
     chmod 600 "$old"
+    # The new hold's keeper cleans, once --hold has returned.
     assignments=$("$REDLOCKRUN" -k fresh --owner none --max-hold 1m --hold) || fail "a fresh --hold"
     eval "$assignments"
-    [ -e "$old" ] && fail "the record that ended two days ago is still there"
-    [ -e "$killed_handle.sock" ] && fail "the killed keeper's socket is still there"
+    wait_for "the record that ended two days ago is removed" eval "! test -e $old"
+    wait_for "the killed keeper's socket is removed" eval "! test -e $killed_handle.sock"
     expect_eq "$(sed -n 's/^ended=//p' "$killed_handle")" lost "the killed keeper's record"
+    wait_for "the killed --hold's socket is removed" eval "[ \$(ls $HOLDS | grep -c '\.sock\$') = 1 ]"
     expect_eq "$(ls "$HOLDS" | grep -c '\.sock$')" 1 "sockets left: the fresh hold's only"
     run_rlr --release "$killed_handle"
     expect_status 76 "--release of the killed keeper's hold"
     expect_contains "$err" "keeper" "it says the keeper was gone"
+    # --check and --release clean too, after their answer.
+    local another
+    another="$HOLDS/hold.fedcba9876543210fedcba9876543210"
+    printf 'key=older\nfence=1\nowner=0\nowner_start=0\nkeeper=999999999\nkeeper_start=1\ntaken_ms=1\nended=\nended_ms=0\nwhy=\n' >"$another"
+    chmod 600 "$another"
+    run_rlr --check
+    expect_status 0 "--check of the fresh hold"
+    expect_eq "$(sed -n 's/^ended=//p' "$another")" lost "a record whose keeper is gone, after a --check"
     run_rlr --release
     expect_status 0 "--release of the fresh hold"
 }
