@@ -46,7 +46,7 @@ bool left_over(const ProcessStat& owner, const ProcessStat& process, const ByPid
 } // namespace
 
 std::vector<pid_t> work_of(const ProcessStat& owner, const std::vector<ProcessStat>& processes,
-                           bool owner_running, bool interactive) {
+                           bool owner_running, bool interactive, pid_t job) {
     ByPid by_pid;
     for (const auto& process : processes) {
         by_pid[process.pid] = &process;
@@ -56,7 +56,8 @@ std::vector<pid_t> work_of(const ProcessStat& owner, const std::vector<ProcessSt
     if (owner_running && interactive) {
         // The foreground job, as the owner's terminal has it now; none while the shell is.
         const auto now = by_pid.find(owner.pid);
-        const pid_t foreground = now == by_pid.end() ? 0 : now->second->foreground_group;
+        const pid_t foreground =
+            job != 0 ? job : (now == by_pid.end() ? 0 : now->second->foreground_group);
         for (const auto& process : processes) {
             if (foreground > 0 && foreground != owner.group && process.group == foreground &&
                 process.running() && process.pid != self) {
@@ -106,7 +107,7 @@ std::vector<pid_t> OwnerStop::work() const {
     if (!owner_) {
         return {};
     }
-    return work_of(*owner_, all_processes(), is_running(owner_->process()), interactive_);
+    return work_of(*owner_, all_processes(), is_running(owner_->process()), interactive_, job_);
 }
 
 void OwnerStop::terminate(Millis kill_after) {
@@ -117,6 +118,7 @@ void OwnerStop::terminate(Millis kill_after) {
     killed_at_.reset();
     idle_ = false;
     first_look_done_ = false;
+    job_ = 0;
     on_due();
 }
 
@@ -135,6 +137,9 @@ void OwnerStop::on_due() {
         return;
     }
     const auto pids = work();
+    if (interactive_ && !first_look_done_ && !pids.empty()) {
+        job_ = stat_of(pids.front()).value_or(ProcessStat{}).group;
+    }
     idle_ = pids.empty();
     if (idle_) {
         return; // and so for no owner (--owner none), whose work is nothing

@@ -27,8 +27,10 @@ namespace redlockrun::hold {
 
 // What is left of an owner's work, found in a snapshot of the processes (all_processes()).
 // `owner` as it was while it ran (its group and session).
+// For an interactive owner, `job` is the foreground process group being stopped (0: the
+// terminal's foreground now), so that a command typed after it ends is never taken for it.
 std::vector<pid_t> work_of(const ProcessStat& owner, const std::vector<ProcessStat>& processes,
-                           bool owner_running, bool interactive);
+                           bool owner_running, bool interactive, pid_t job = 0);
 
 class OwnerStop : public run::Stoppable {
 public:
@@ -65,6 +67,7 @@ private:
     Deadline killed_at_;
     bool idle_ = false;
     bool first_look_done_ = false; // since terminate()
+    pid_t job_ = 0;                // an interactive owner's foreground job being stopped
     std::set<pid_t> terminated_;
 };
 

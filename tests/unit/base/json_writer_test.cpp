@@ -30,7 +30,7 @@ TEST_CASE("json: a byte that is not UTF-8 becomes the surrogate that stands for 
     CHECK(json_string("\xed\xb3\xbf") == R"("\udced\udcb3\udcbf")");
 }
 
-TEST_CASE("json: objects and arrays keep their order; null for what is not there") {
+TEST_CASE("json: objects and arrays keep their order, with null for what is not there") {
     JsonObject inner;
     inner.number("n", 1);
     const std::string object = JsonObject()

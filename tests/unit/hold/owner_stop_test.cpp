@@ -30,7 +30,7 @@ std::vector<pid_t> sorted(std::vector<pid_t> pids) {
 
 // A caller (200) runs the owner (300) in its own process group 200; the owner ran a command
 // (301, with a child 302), then was killed: 301 went to init. The caller goes on and starts 400.
-TEST_CASE("what an exited owner left in its caller's group is its work; the caller's is not") {
+TEST_CASE("what an exited owner left in its caller's group is its work, and the caller's is not") {
     const ProcessStat owner = process(300, 200, 200, 50);
     const std::vector<ProcessStat> after{
         process(1, 0, 1, 0, 1),     process(100, 1, 100, 1),    process(200, 100, 200, 10),
@@ -79,6 +79,9 @@ TEST_CASE("an interactive owner's work is its foreground job, never the shell") 
     const std::vector<ProcessStat> now{shell, process(700, 100, 700, 20),
                                        process(701, 700, 700, 21), process(800, 100, 800, 30)};
     CHECK(sorted(work_of(shell, now, true, true)) == std::vector<pid_t>{700, 701});
+    // The job being stopped is that group, whatever comes to the foreground after it.
+    shell.foreground_group = 800;
+    CHECK(sorted(work_of(shell, now, true, true, 700)) == std::vector<pid_t>{700, 701});
     // At the prompt, the shell is the foreground: nothing to stop.
     shell.foreground_group = 100;
     const std::vector<ProcessStat> at_prompt{shell, process(800, 100, 800, 30)};

@@ -117,7 +117,7 @@ TEST_CASE("cli: every option") {
     CHECK(parse({"-k", "job", "--replicas", "2", "true"}).options.replicas == 2);
 }
 
-TEST_CASE("cli: --note is kept as it was written, up to 256 bytes; an empty note is none") {
+TEST_CASE("cli: --note is kept as it was written, up to 256 bytes, and an empty note is none") {
     CHECK(parse({"-k", "j", "true"}).options.note.empty());
     CHECK(parse({"-k", "j", "--note", "deploy 42", "true"}).options.note == "deploy 42");
     CHECK(parse({"-k", "j", "--note=", "true"}).options.note.empty());

@@ -88,7 +88,7 @@ TEST_CASE("status json: held by a classic client, and a semaphore") {
     CHECK(first < second);
 }
 
-TEST_CASE("status json: a holder's note, with any bytes; null for none") {
+TEST_CASE("status json: a holder's note, with any bytes, and null for none") {
     const std::string value = std::to_string(now + 12000);
     auto held = snapshot("string", value, value);
     held.holders.push_back({{"web1", "4242"}, "17", now - 3000, {}, {}, {}, 10000, "deploy 42"});
