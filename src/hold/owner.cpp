@@ -182,13 +182,13 @@ std::vector<ProcessStat> all_processes() {
     return processes;
 }
 
-bool ignores_sigterm(pid_t pid) {
+bool ignores(pid_t pid, int signal_number) {
     std::ifstream status(fmt::format("/proc/{}/status", pid));
     std::string line;
     while (std::getline(status, line)) {
         if (line.starts_with("SigIgn:")) {
             const unsigned long long ignored = std::stoull(line.substr(7), nullptr, 16);
-            return (ignored >> (SIGTERM - 1) & 1U) != 0;
+            return (ignored >> (signal_number - 1) & 1U) != 0;
         }
     }
     return false;

@@ -78,7 +78,8 @@ std::optional<ProcessStat> stat_of(pid_t pid);
 // Every process this one can see, read once: for finding what a hold's owner leaves behind.
 std::vector<ProcessStat> all_processes();
 
-// Whether `pid` ignores SIGTERM, as an interactive shell does (/proc/PID/status's SigIgn).
-bool ignores_sigterm(pid_t pid);
+// Whether `pid` ignores `signal_number` (/proc/PID/status's SigIgn): an interactive shell ignores
+// SIGTERM, and, with job control, SIGTSTP.
+bool ignores(pid_t pid, int signal_number);
 
 } // namespace redlockrun::hold

@@ -99,7 +99,10 @@ OwnerStop::OwnerStop(const std::optional<Process>& owner, const Logger& log) : l
         if (owner_ && owner_->start_time != owner->start_time) {
             owner_.reset();
         }
-        interactive_ = owner_ && owner_->terminal != 0 && ignores_sigterm(owner->pid);
+        // A shell at a terminal that ignores SIGTERM and, with job control, SIGTSTP: not a script
+        // that ignores SIGTERM alone, which is stopped with SIGKILL after --kill-after.
+        interactive_ = owner_ && owner_->terminal != 0 && ignores(owner->pid, SIGTERM) &&
+                       ignores(owner->pid, SIGTSTP);
     }
 }
 

@@ -1,9 +1,9 @@
 // What a hold stops before it lets the lock go (DESIGN §12): the owner's work. A run stops its
 // command's process group; a hold has no child of its own, so it finds the owner's work in /proc:
 //
-// - while the owner runs, the owner and its descendants in its session; but an owner that ignores
-//   SIGTERM at a terminal is an interactive shell: only its foreground job is stopped (its process
-//   group), with a warning, and the shell is spared;
+// - while the owner runs, the owner and its descendants in its session; but an owner at a terminal
+//   that ignores SIGTERM and SIGTSTP is an interactive shell with job control: only its foreground
+//   job is stopped (its process group), with a warning, and the shell is spared;
 // - once the owner has exited, what it left running: the processes of its process group (or of
 //   its session, if it led one) that started after it and whose parent is gone (reparented to
 //   init or a subreaper), with their descendants. A script's caller that goes on in the same group

@@ -202,6 +202,48 @@ PYTHON
     expect_contains "$session" "release=76" "--release reports the loss"
 }
 
+# A script at a terminal that ignores SIGTERM is no interactive shell (it has no job control): on a
+# loss it is killed after --kill-after, not spared.
+test_a_script_at_a_terminal_that_ignores_sigterm_is_killed() {
+    RLR="$REDLOCKRUN" /usr/bin/python3 - "$WORK/ready" "$REDIS_PORT" >"$WORK/session" 2>&1 <<'PYTHON'
+import os, pty, select, subprocess, sys, time
+ready, port = sys.argv[1], sys.argv[2]
+script = f"""trap '' TERM
+h=$("$RLR" -k deaf -t 600ms --kill-after 1s --hold) || exit 9
+eval "$h"
+touch {ready}
+while :; do sleep 0.1; done"""
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp("bash", ["bash", "-c", script])
+end = time.time() + 20
+while not os.path.exists(ready) and time.time() < end:
+    time.sleep(0.05)
+subprocess.run(["redis-cli", "-p", port, "del", "deaf"], stdout=subprocess.DEVNULL)
+seen = b""
+end = time.time() + 20
+while time.time() < end:
+    if select.select([fd], [], [], 0.2)[0]:
+        try:
+            seen += os.read(fd, 4096)
+        except OSError:
+            break
+    done, status = os.waitpid(pid, os.WNOHANG)
+    if done:
+        print(seen.decode(errors="replace"))
+        print(f"signal={os.WTERMSIG(status) if os.WIFSIGNALED(status) else 'none'}")
+        sys.exit(0)
+print(seen.decode(errors="replace"))
+print("still running")
+os.kill(pid, 9)
+PYTHON
+    local session
+    session=$(cat "$WORK/session")
+    expect_contains "$session" "signal=9" "the script that ignores SIGTERM, killed with SIGKILL"
+    expect_not_contains "$session" "still running" "the script ran on without the lock"
+    expect_not_contains "$session" "shell itself is spared" "it was taken for an interactive shell"
+}
+
 # --check asks Redis at that moment: a deleted key, a lock taken by another run, a server that
 # cannot be asked are never 0, long before the next renewal.
 test_check_asks_redis() {
