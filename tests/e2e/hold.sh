@@ -521,7 +521,8 @@ test_the_handle_and_record_hold_no_password() {
 # runs on beside the next holder.
 test_a_hold_ended_early_stops_its_owner_before_letting_go() {
     local how
-    for how in max-hold sigterm; do
+    # Every signal that would end the keeper by default ends the hold early.
+    for how in max-hold TERM ALRM XCPU RTMIN+3 USR1; do
         local key="early-$how" bound=()
         [ "$how" = max-hold ] && bound=(--max-hold 1s)
         RLR="$REDLOCKRUN" setsid -w bash -c '
@@ -538,7 +539,7 @@ test_a_hold_ended_early_stops_its_owner_before_letting_go() {
         read_number sleeper "$WORK/sleep-$how" || return
         BACKGROUND_PIDS+=("$sleeper")
         handle=$(cat "$WORK/handle-$how")
-        [ "$how" = sigterm ] && kill -TERM "$(keeper_of "$handle")"
+        [ "$how" = max-hold ] || kill -s "$how" "$(keeper_of "$handle")"
         wait "$script" 2>/dev/null
         status=$?
         err=""
@@ -565,6 +566,33 @@ test_an_eval_of_a_hold_not_taken_fails_with_its_status() {
     run_rlr -k taken -n --hold --json
     expect_status 75 "--json"
     expect_eq "$out" "" "--json prints nothing for a hold not taken"
+}
+
+# A waiting --hold ends on every signal that would end it by default as it does on SIGTERM:
+# SIGALRM (timeout -s ALRM), SIGXCPU (a CPU limit), a real-time signal. It prints "(exit 128+N)",
+# so that eval fails with that status, and leaves the queue it waited in. Killed by the signal, it
+# would print nothing, and `eval ""` would let the script go on without the lock.
+test_a_signal_that_ends_a_waiting_hold_makes_eval_fail() {
+    # Shared holders make an exclusive waiter queue behind them.
+    start_bg holder -s -k busy -- sleep 60
+    wait_for "the holder holds" lock_held busy || return
+    local signal expected
+    for signal in ALRM XCPU RTMIN+3; do
+        expected=$((128 + $(kill -l "$signal")))
+        run_script bash '
+            h=$(timeout --preserve-status -s '"$signal"' 1 "$RLR" -k busy -w 30s --hold)
+            echo "hold=$? printed=$h"
+            eval "$h"
+            echo "eval=$?"
+        '
+        expect_contains "$out" "hold=$expected printed=(exit $expected)" "SIG$signal: --hold's output"
+        expect_contains "$out" "eval=$expected" "SIG$signal: eval fails with 128+N"
+        expect_contains "$out" "SIG$signal while waiting for busy" "SIG$signal: the message"
+        expect_eq "$(rcli exists '{busy}:redlockrun:queue')" 0 "SIG$signal: nothing left queued"
+        [ -z "$(ls -A "$HOLDS")" ] || fail "SIG$signal: the hold not taken left files: $(ls "$HOLDS")"
+    done
+    run_rlr -k busy --status
+    expect_contains "$out" "$(hostname) pid $holder since" "the holder still holds the lock"
 }
 
 test_a_release_that_cannot_reach_redis_is_69() {
