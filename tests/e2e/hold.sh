@@ -595,6 +595,46 @@ test_a_signal_that_ends_a_waiting_hold_makes_eval_fail() {
     expect_contains "$out" "$(hostname) pid $holder since" "the holder still holds the lock"
 }
 
+# Killed with SIGKILL while it waits, --hold prints nothing: `eval "$(redlockrun --hold)" || exit`
+# would eval an empty string and go on. The documented idiom takes the assignments first, so that
+# the substitution's own status stops the script.
+test_the_two_line_idiom_stops_a_script_whose_hold_is_killed() {
+    start_bg holder -k busy -- sleep 60
+    wait_for "the holder holds" lock_held busy || return
+    run_script bash '
+        h=$(timeout -s KILL 1 "$RLR" -k busy -w 30s --hold) || exit 7
+        eval "$h"
+        echo WENT_ON
+    '
+    expect_status 7 "the script whose --hold was killed"
+    expect_not_contains "$out" WENT_ON "the script stopped"
+    # Why it takes two lines: the one-line form goes on.
+    run_script bash '
+        eval "$(timeout -s KILL 1 "$RLR" -k busy -w 30s --hold)" || exit 7
+        echo WENT_ON
+    '
+    expect_contains "$out" WENT_ON "the one-line form"
+}
+
+# The documented idiom takes the hold for the script, in bash and in dash.
+test_the_two_line_idiom_makes_the_script_the_owner() {
+    local shell pid
+    for shell in bash dash; do
+        run_script "$shell" '
+            h=$("$RLR" -k two-lines --hold) || exit 7
+            eval "$h"
+            echo "pid=$$ fence=$REDLOCKRUN_FENCE"
+            "$RLR" -k two-lines --status
+            "$RLR" --release; echo "release=$?"
+        '
+        expect_status 0 "$shell: the script"
+        pid=$(sed -n 's/^pid=\([0-9]*\).*/\1/p' <<<"$out")
+        expect_contains "$out" "two-lines: held by $(hostname) pid $pid (a hold)" "$shell: held by the script"
+        [[ "$out" =~ fence=[0-9]+ ]] || fail "$shell: no REDLOCKRUN_FENCE in the script: $out"
+        expect_contains "$out" "release=0" "$shell: --release"
+    done
+}
+
 test_a_release_that_cannot_reach_redis_is_69() {
     eval "$("$REDLOCKRUN" -k unreachable -t 30s --connect-timeout 1s --owner none --max-hold 1m --hold)"
     kill -STOP "$REDIS_PID"
