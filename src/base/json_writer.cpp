@@ -4,6 +4,8 @@
 
 #include <fmt/core.h>
 
+#include <charconv>
+
 namespace redlockrun {
 
 namespace {
@@ -96,6 +98,15 @@ JsonObject& JsonObject::json(std::string_view name, std::string_view value) {
     this->name(name);
     fields_ += value;
     return *this;
+}
+
+std::optional<long long> decimal_number(std::string_view text) {
+    long long number = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+    if (text.empty() || error != std::errc{} || end != text.data() + text.size()) {
+        return std::nullopt;
+    }
+    return number;
 }
 
 std::string json_array(const std::vector<std::string>& values) {

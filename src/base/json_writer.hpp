@@ -40,6 +40,10 @@ private:
     std::string fields_;
 };
 
+// A decimal integer read back from Redis (a pid, a fence), for JsonObject::number; none if the text
+// is not one. Fences stay below 2^53, which every JSON reader holds exactly.
+std::optional<long long> decimal_number(std::string_view text);
+
 // An array of values that are JSON already, on one line.
 std::string json_array(const std::vector<std::string>& values);
 

@@ -167,8 +167,10 @@ test_ci_steps_hold_with_owner_none_and_max_hold() {
     expect_status 0 "step 1: --hold --json"
     local handle owner
     handle=$(/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["hold"])' <<<"$out")
-    owner=$(/usr/bin/python3 -c 'import json,sys; o=json.load(sys.stdin); print(o["owner"], o["max_hold_ms"], o["key"], o["fence"] != "")' <<<"$out")
-    expect_eq "$owner" "None 600000 deploy True" "the JSON's owner, max_hold_ms, key, fence"
+    owner=$(/usr/bin/python3 -c 'import json,sys; o=json.load(sys.stdin); print(o["owner"], o["max_hold_ms"], o["key"], type(o["fence"]).__name__, o["fence"])' <<<"$out")
+    # The fence is a number, as in --status --json.
+    expect_eq "$owner" "None 600000 deploy int $(rcli hget '{deploy}:redlockrun:owner' fence)" \
+        "the JSON's owner, max_hold_ms, key, fence"
     # Steps 2 and 3 are other processes, with the handle in the environment or as a word.
     status=0
     REDLOCKRUN_HOLD=$handle "$REDLOCKRUN" --check 2>"$WORK/err" || status=$?

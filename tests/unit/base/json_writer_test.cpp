@@ -46,3 +46,15 @@ TEST_CASE("json: objects and arrays keep their order; null for what is not there
                     R"("missing":null,"list":[{"n":1},null],"empty":[]})");
     CHECK(JsonObject().text() == "{}");
 }
+
+TEST_CASE("json: a decimal read back from Redis is a number; anything else none") {
+    CHECK(decimal_number("1795719026245771") == 1795719026245771LL);
+    CHECK(decimal_number("0") == 0);
+    CHECK(decimal_number("").has_value() == false);
+    CHECK(decimal_number("12a").has_value() == false);
+    CHECK(decimal_number(" 12").has_value() == false);
+    CHECK(decimal_number("99999999999999999999").has_value() == false);
+    JsonObject object;
+    object.number("fence", decimal_number("42")).number("pid", decimal_number("x"));
+    CHECK(object.text() == R"({"fence":42,"pid":null})");
+}
