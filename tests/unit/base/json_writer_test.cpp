@@ -58,3 +58,10 @@ TEST_CASE("json: a decimal read back from Redis is a number; anything else none"
     object.number("fence", decimal_number("42")).number("pid", decimal_number("x"));
     CHECK(object.text() == R"({"fence":42,"pid":null})");
 }
+
+TEST_CASE("json: bidirectional overrides and isolates are escaped, and read back the same") {
+    CHECK(json_string("invoice\xe2\x80\xae"
+                      "fdp.exe") == R"("invoice\u202efdp.exe")");
+    CHECK(json_string("\xe2\x80\xaa\xe2\x81\xa9") == R"("\u202a\u2069")");
+    CHECK(json_string("\xe2\x80\xaf\xe2\x81\xb0") == "\"\xe2\x80\xaf\xe2\x81\xb0\"");
+}
