@@ -4,6 +4,8 @@
 
 #include <fmt/core.h>
 
+#include <charconv>
+
 namespace redlockrun {
 
 namespace {
@@ -59,8 +61,9 @@ std::string json_string(std::string_view bytes) {
             // Not UTF-8: the byte itself, as the low surrogate that stands for it.
             out += fmt::format("\\u{:04x}", 0xdc00u + byte);
             ++at;
-        } else if (code_point <= 0x9f) {
-            // A C1 control, which some terminals obey when the output is shown on one.
+        } else if (code_point <= 0x9f || is_bidi_control(code_point)) {
+            // A C1 control, which some terminals obey when the output is shown on one, or a
+            // bidirectional control, which reorders what they show: the same character, escaped.
             out += fmt::format("\\u{:04x}", static_cast<unsigned>(code_point));
             at += length;
         } else {
@@ -96,6 +99,15 @@ JsonObject& JsonObject::json(std::string_view name, std::string_view value) {
     this->name(name);
     fields_ += value;
     return *this;
+}
+
+std::optional<long long> decimal_number(std::string_view text) {
+    long long number = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+    if (text.empty() || error != std::errc{} || end != text.data() + text.size()) {
+        return std::nullopt;
+    }
+    return number;
 }
 
 std::string json_array(const std::vector<std::string>& values) {

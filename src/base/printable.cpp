@@ -43,8 +43,8 @@ std::string printable(std::string_view text) {
         }
         char32_t code_point = 0;
         const size_t length = utf8_sequence(text, at, code_point);
-        if (length == 0 || code_point <= 0x9f) {
-            // Not UTF-8, or a C1 control: escape the bytes one by one.
+        if (length == 0 || code_point <= 0x9f || is_bidi_control(code_point)) {
+            // Not UTF-8, a C1 control or a bidirectional control: escape the bytes one by one.
             const size_t count = length == 0 ? 1 : length;
             for (size_t i = 0; i < count; ++i) {
                 escape_byte(out, static_cast<unsigned char>(text[at + i]));

@@ -12,4 +12,12 @@ namespace redlockrun {
 // or overlong sequence, an encoded UTF-16 surrogate, a code point beyond Unicode).
 size_t utf8_sequence(std::string_view text, size_t at, char32_t& code_point);
 
+// The bidirectional embeddings, overrides and isolates (U+202A to U+202E, U+2066 to U+2069): a
+// terminal that honours them shows the rest of the line reordered, so that a key or a note could
+// make a line read other than it is ("invoice<RLO>fdp.exe" shown as "invoiceexe.pdf").
+constexpr bool is_bidi_control(char32_t code_point) {
+    return (code_point >= 0x202a && code_point <= 0x202e) ||
+           (code_point >= 0x2066 && code_point <= 0x2069);
+}
+
 } // namespace redlockrun

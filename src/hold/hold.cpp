@@ -167,7 +167,7 @@ std::string hold_output(const Options& options, const HoldRecord& record,
     if (options.json) {
         JsonObject object;
         object.string("key", record.key)
-            .string("fence", record.fence)
+            .number("fence", decimal_number(record.fence))
             .string("hold", handle)
             .number("owner",
                     record.owner > 0 ? std::optional<long long>(record.owner) : std::nullopt)

@@ -2,6 +2,7 @@
 
 #include "hold/owner_stop.hpp"
 #include "run/lock_keeper.hpp"
+#include "run/signals.hpp"
 #include "run/wait_status.hpp"
 
 #include <fmt/core.h>
@@ -354,8 +355,7 @@ int Keeper::run() {
             arrived.push_back(during_a_call);
         }
         for (int signal_number : arrived) {
-            if (signal_number == SIGTERM || signal_number == SIGINT || signal_number == SIGHUP ||
-                signal_number == SIGQUIT) {
+            if (run::asks_to_stop(signal_number)) {
                 end_early(fmt::format("its keeper was sent {}", run::signal_name(signal_number)));
             }
         }

@@ -1,8 +1,9 @@
 // The keeper of a hold (DESIGN §12): the detached process that `redlockrun --hold` leaves behind.
 // It renews the lock every ttl/3 under the same deadline rules as a run (run/lock_keeper.hpp) and
 // releases it when its owner exits, at --max-hold, when told to by --release, or when it is sent
-// SIGTERM. It answers --check and --release on its socket, from processes of the same user only.
-// A loss is kept for them to report; with --on-lost term it also stops the owner.
+// SIGTERM (or any signal that asks to stop, run/signals.hpp). It answers --check and --release on
+// its socket, from processes of the same user only. A loss is kept for them to report; with
+// --on-lost term it also stops the owner.
 //
 // The protocol is one line each way: "check" or "release"; then "intact", "released", "lost
 // MS WHY" (MS: when, in ms since the epoch) or "failed WHY" (the release could not reach Redis).

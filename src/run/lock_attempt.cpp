@@ -29,7 +29,7 @@ bool SignalRouter::handle() {
     for (int signal_number : signals_.drain()) {
         if (supervisor_ != nullptr) {
             supervisor_->on_signal(signal_number);
-        } else if (signal_number != SIGCHLD && stop_signal_ == 0) {
+        } else if (asks_to_stop(signal_number) && stop_signal_ == 0) {
             stop_signal_ = signal_number;
         }
     }

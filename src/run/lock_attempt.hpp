@@ -20,7 +20,7 @@ namespace redlockrun::run {
 class Supervisor;
 
 // Routes the signals that arrive while redlockrun talks to Redis. Before the command runs, any
-// forwarded signal asks redlockrun to stop; once it runs, they are the command's.
+// signal that asks to stop (signals.hpp) stops redlockrun; once it runs, they are the command's.
 class SignalRouter {
 public:
     explicit SignalRouter(SignalPipe& signals) : signals_(signals) {}

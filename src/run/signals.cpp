@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <fcntl.h>
 #include <unistd.h>
@@ -12,6 +13,9 @@
 namespace redlockrun::run {
 
 namespace {
+
+// Each signal travels through the pipe as one byte: the real-time signals end at 64 on Linux.
+static_assert(NSIG - 1 <= UCHAR_MAX, "a signal number must fit in the signal pipe's byte");
 
 volatile sig_atomic_t pipe_write_fd = -1;
 
@@ -30,7 +34,48 @@ extern "C" void on_signal(int signal_number) {
 
 } // namespace
 
-SignalPipe::SignalPipe() {
+bool asks_to_stop(int signal_number) {
+    switch (signal_number) {
+    case SIGTERM:
+    case SIGINT:
+    case SIGHUP:
+    case SIGQUIT:
+    case SIGUSR1:
+    case SIGUSR2:
+    case SIGALRM:
+    case SIGVTALRM:
+    case SIGPROF:
+    case SIGXCPU:
+    case SIGXFSZ:
+    case SIGIO: // also SIGPOLL
+#ifdef SIGPWR
+    case SIGPWR:
+#endif
+#ifdef SIGSTKFLT
+    case SIGSTKFLT:
+#endif
+        return true;
+    default:
+        // The C library keeps the first few for itself (threads): SIGRTMIN comes after them.
+        return signal_number >= SIGRTMIN && signal_number <= SIGRTMAX;
+    }
+}
+
+std::vector<int> stopping_signals() {
+    std::vector<int> signals;
+    for (int signal_number = 1; signal_number < NSIG; ++signal_number) {
+        if (asks_to_stop(signal_number)) {
+            signals.push_back(signal_number);
+        }
+    }
+    return signals;
+}
+
+SignalPipe::SignalPipe() : changed_signals_(stopping_signals()) {
+    changed_signals_.push_back(SIGCHLD);
+    changed_signals_.push_back(SIGPIPE);
+    saved_.resize(changed_signals_.size());
+
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) {
         fail("cannot create the signal pipe");
@@ -41,7 +86,7 @@ SignalPipe::SignalPipe() {
 
     sigset_t changed;
     sigemptyset(&changed);
-    for (int signal_number : changed_signals) {
+    for (int signal_number : changed_signals_) {
         sigaddset(&changed, signal_number);
     }
     // Held back while their dispositions change, so that one call each both installs a handler and
@@ -59,8 +104,8 @@ SignalPipe::SignalPipe() {
     ignore.sa_handler = SIG_IGN;
     sigemptyset(&ignore.sa_mask);
 
-    for (size_t i = 0; i < changed_signals.size(); ++i) {
-        const int signal_number = changed_signals[i];
+    for (size_t i = 0; i < changed_signals_.size(); ++i) {
+        const int signal_number = changed_signals_[i];
         if (signal_number == SIGPIPE) {
             ::sigaction(signal_number, &ignore, &saved_[i]);
             continue;
@@ -75,8 +120,8 @@ SignalPipe::SignalPipe() {
 }
 
 SignalPipe::~SignalPipe() {
-    for (size_t i = 0; i < changed_signals.size(); ++i) {
-        ::sigaction(changed_signals[i], &saved_[i], nullptr);
+    for (size_t i = 0; i < changed_signals_.size(); ++i) {
+        ::sigaction(changed_signals_[i], &saved_[i], nullptr);
     }
     ::sigprocmask(SIG_SETMASK, &startup_mask_, nullptr);
     pipe_write_fd = -1;
@@ -99,8 +144,8 @@ std::vector<int> SignalPipe::drain() {
 }
 
 void SignalPipe::restore_in_child() const noexcept {
-    for (size_t i = 0; i < changed_signals.size(); ++i) {
-        ::sigaction(changed_signals[i], &saved_[i], nullptr);
+    for (size_t i = 0; i < changed_signals_.size(); ++i) {
+        ::sigaction(changed_signals_[i], &saved_[i], nullptr);
     }
     ::sigprocmask(SIG_SETMASK, &startup_mask_, nullptr);
 }

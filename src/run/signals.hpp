@@ -4,20 +4,27 @@
 
 #include "base/unique_fd.hpp"
 
-#include <array>
 #include <csignal>
 #include <vector>
 
 namespace redlockrun::run {
 
-// What redlockrun forwards to the command's process group while it runs, and what ends a wait.
-inline constexpr std::array<int, 6> forwarded_signals = {SIGTERM, SIGINT,  SIGHUP,
-                                                         SIGQUIT, SIGUSR1, SIGUSR2};
+// Whether a signal asks redlockrun to stop: every asynchronous signal whose default action ends a
+// process and that can be caught (TERM, INT, HUP, QUIT, USR1, USR2, ALRM, VTALRM, PROF, XCPU,
+// XFSZ, IO, PWR, STKFLT, and the real-time signals). Caught, they end a wait for the lock (and
+// --hold says so to eval) and a hold's keeper, and a run forwards them to its command: none of
+// them may end redlockrun while a lock or a command is left behind. Not SIGPIPE (ignored: a write
+// to a closed pipe is an error to report), nor the faults (SEGV, BUS, ILL, FPE, ABRT, TRAP, SYS),
+// which are redlockrun's own and must end it as they do.
+bool asks_to_stop(int signal_number);
+
+// Those signals, in increasing order: SIGRTMIN and SIGRTMAX are known only at run time.
+std::vector<int> stopping_signals();
 
 class SignalPipe {
 public:
-    // Catches the forwarded signals (except those redlockrun was started with ignored, as under
-    // nohup) and SIGCHLD, and ignores SIGPIPE. One instance at a time.
+    // Catches the signals that ask to stop (except those redlockrun was started with ignored, as
+    // under nohup) and SIGCHLD, and ignores SIGPIPE. One instance at a time.
     SignalPipe();
     ~SignalPipe();
     SignalPipe(const SignalPipe&) = delete;
@@ -46,12 +53,11 @@ public:
     };
 
 private:
-    static constexpr std::array<int, forwarded_signals.size() + 2> changed_signals = {
-        SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD, SIGPIPE};
-
+    // The signals whose dispositions it changed, each with the disposition it replaced.
+    std::vector<int> changed_signals_;
+    std::vector<struct sigaction> saved_;
     UniqueFd read_end_;
     UniqueFd write_end_;
-    std::array<struct sigaction, changed_signals.size()> saved_{};
     sigset_t startup_mask_{};
 };
 

@@ -24,6 +24,16 @@ std::string signal_name(int signal_number) {
     if (const char* abbreviation = ::sigabbrev_np(signal_number)) {
         return fmt::format("SIG{}", abbreviation);
     }
+    // The C library has no names for the real-time signals; kill -l counts the first half up from
+    // SIGRTMIN and the second down from SIGRTMAX.
+    if (signal_number >= SIGRTMIN && signal_number <= SIGRTMAX) {
+        const int up = signal_number - SIGRTMIN;
+        const int down = SIGRTMAX - signal_number;
+        if (up <= (SIGRTMAX - SIGRTMIN) / 2) {
+            return up == 0 ? "SIGRTMIN" : fmt::format("SIGRTMIN+{}", up);
+        }
+        return down == 0 ? "SIGRTMAX" : fmt::format("SIGRTMAX-{}", down);
+    }
     return fmt::format("signal {}", signal_number);
 }
 

@@ -11,7 +11,7 @@ int exit_status_from_wait(int wait_status);
 // "exited with status 3", "was killed by SIGTERM" - for -v and lost-lock messages.
 std::string describe_wait_status(int wait_status);
 
-// "SIGTERM"; "signal 42" for numbers without a name.
+// "SIGTERM", "SIGRTMIN+3" (as kill -l says it); "signal 200" for numbers without a name.
 std::string signal_name(int signal_number);
 
 } // namespace redlockrun::run

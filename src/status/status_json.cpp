@@ -2,22 +2,9 @@
 
 #include "base/json_writer.hpp"
 
-#include <charconv>
-
 namespace redlockrun {
 
 namespace {
-
-// A decimal integer read back from Redis (a pid, a fence) as a JSON number; null if it is not one.
-// Fences stay below 2^53, which every JSON reader holds exactly.
-std::optional<long long> json_number(const std::string& text) {
-    long long number = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
-    if (text.empty() || error != std::errc{} || end != text.data() + text.size()) {
-        return std::nullopt;
-    }
-    return number;
-}
 
 std::optional<std::string> unless_empty(const std::string& text) {
     return text.empty() ? std::nullopt : std::optional(text);
@@ -37,8 +24,8 @@ std::string holder_json(const HolderState& holder, const std::optional<std::stri
     object.string("client", holder.classic ? "classic" : "redlockrun")
         .string("mode", mode)
         .string("host", holder.classic ? std::nullopt : unless_empty(holder.holder.host))
-        .number("pid", json_number(holder.holder.pid))
-        .number("fence", json_number(holder.fence))
+        .number("pid", decimal_number(holder.holder.pid))
+        .number("fence", decimal_number(holder.fence))
         .number("acquired_ms", holder.acquired_ms)
         .number("expires_ms", holder.expires_ms)
         .number("remaining_ms", holder.remaining_ms)
@@ -68,7 +55,7 @@ std::string status_json(const LockState& state) {
         .number("expires_ms",
                 state.timestamp ? std::optional(state.timestamp->expiry_ms) : std::nullopt)
         .number("remaining_ms", state.remaining_ms)
-        .number("last_fence", json_number(state.last_fence))
+        .number("last_fence", decimal_number(state.last_fence))
         .json("holders", json_array(holders));
     return object.text();
 }

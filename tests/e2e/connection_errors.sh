@@ -269,12 +269,11 @@ test_a_password_file_others_can_read_gets_a_warning() {
 }
 
 # mysql(1) overwrites a password given on its command line; redlockrun does the same in its own
-# argv, so that ps and /proc/PID/cmdline stop showing it once the command line is read.
+# argv, so that ps and /proc/PID/cmdline stop showing it once the command line is read. The words
+# after it stay as they were.
 test_a_url_password_is_blotted_out_of_the_command_line() {
-    local form encoded=correct%20horse%20battery blot
+    local form encoded=correct%20horse%20battery
     local url="redis://:$encoded@127.0.0.1:$SECURE_PORT"
-    printf -v blot '%*s' "${#encoded}" ''
-    blot=${blot// /x}
     for form in separate attached short; do
         case $form in
         separate) start_bg holder -u "$url" -k "held-$form" -- sleep 30 ;;
@@ -286,13 +285,39 @@ test_a_url_password_is_blotted_out_of_the_command_line() {
         cmdline=$(tr '\0' ' ' </proc/"$holder"/cmdline)
         expect_not_contains "$cmdline" "horse" "$form: /proc/PID/cmdline"
         expect_not_contains "$cmdline" "$encoded" "$form: /proc/PID/cmdline"
-        expect_contains "$cmdline" "127.0.0.1:$SECURE_PORT" "$form: the rest of the URL"
-        expect_contains "$(ps -o args= -p "$holder")" "://:$blot@127.0.0.1" "$form: ps"
+        expect_contains "$cmdline" "://:*@127.0.0.1:$SECURE_PORT -k held-$form -- sleep 30" \
+            "$form: the mask and the words after it"
+        expect_contains "$(ps -o args= -p "$holder")" \
+            "://:*@127.0.0.1:$SECURE_PORT -k held-$form -- sleep 30" "$form: ps"
         [ "$form" = short ] || expect_contains "$(cat "$WORK/holder.err")" \
             "a password in --url is visible" "$form: the warning stays"
         kill -TERM "$holder"
         wait "$holder"
     done
+}
+
+# The mask is one '*' whatever the password's length, and the words after it move up behind it:
+# what ps and /proc/PID/cmdline show is the same for a short password and a long one (the bytes
+# the kernel counts for argv cannot change: the rest is NULs at the end, which neither shows).
+test_the_blotted_command_line_does_not_tell_the_password_s_length() {
+    # The same password, written with more of it percent-encoded: 25 bytes, then 29.
+    local encoded shown=() listed=() waiter
+    start_bg holder -u "redis://:correct%20horse%20battery@127.0.0.1:$SECURE_PORT" -k length -- sleep 30
+    wait_for "the holder to take its lock" secure_lock_held length || return
+    for encoded in correct%20horse%20battery %63%6frrect%20horse%20battery; do
+        start_bg waiter -u "redis://:$encoded@127.0.0.1:$SECURE_PORT" -k length -- true
+        wait_for "the waiter to block" eval '[ "$(secure_cli info clients | tr -d "\r" | sed -n "s/^blocked_clients://p")" = 1 ]' || return
+        shown+=("$(tr '\0' ' ' </proc/"$waiter"/cmdline | sed 's/ *$//')")
+        listed+=("$(ps -o args= -p "$waiter")")
+        kill -TERM "$waiter"
+        wait "$waiter"
+    done
+    expect_eq "${shown[0]}" "$REDLOCKRUN -u redis://:*@127.0.0.1:$SECURE_PORT -k length -- true" \
+        "/proc/PID/cmdline"
+    expect_eq "${shown[1]}" "${shown[0]}" "/proc/PID/cmdline for a longer password"
+    expect_eq "${listed[1]}" "${listed[0]}" "ps for a longer password"
+    kill -TERM "$holder"
+    wait "$holder"
 }
 
 test_a_user_denied_a_command_the_scripts_run_gets_redis_error() {

@@ -167,8 +167,10 @@ test_ci_steps_hold_with_owner_none_and_max_hold() {
     expect_status 0 "step 1: --hold --json"
     local handle owner
     handle=$(/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["hold"])' <<<"$out")
-    owner=$(/usr/bin/python3 -c 'import json,sys; o=json.load(sys.stdin); print(o["owner"], o["max_hold_ms"], o["key"], o["fence"] != "")' <<<"$out")
-    expect_eq "$owner" "None 600000 deploy True" "the JSON's owner, max_hold_ms, key, fence"
+    owner=$(/usr/bin/python3 -c 'import json,sys; o=json.load(sys.stdin); print(o["owner"], o["max_hold_ms"], o["key"], type(o["fence"]).__name__, o["fence"])' <<<"$out")
+    # The fence is a number, as in --status --json.
+    expect_eq "$owner" "None 600000 deploy int $(rcli hget '{deploy}:redlockrun:owner' fence)" \
+        "the JSON's owner, max_hold_ms, key, fence"
     # Steps 2 and 3 are other processes, with the handle in the environment or as a word.
     status=0
     REDLOCKRUN_HOLD=$handle "$REDLOCKRUN" --check 2>"$WORK/err" || status=$?
@@ -521,7 +523,8 @@ test_the_handle_and_record_hold_no_password() {
 # runs on beside the next holder.
 test_a_hold_ended_early_stops_its_owner_before_letting_go() {
     local how
-    for how in max-hold sigterm; do
+    # Every signal that would end the keeper by default ends the hold early.
+    for how in max-hold TERM ALRM XCPU RTMIN+3 USR1; do
         local key="early-$how" bound=()
         [ "$how" = max-hold ] && bound=(--max-hold 1s)
         RLR="$REDLOCKRUN" setsid -w bash -c '
@@ -538,7 +541,7 @@ test_a_hold_ended_early_stops_its_owner_before_letting_go() {
         read_number sleeper "$WORK/sleep-$how" || return
         BACKGROUND_PIDS+=("$sleeper")
         handle=$(cat "$WORK/handle-$how")
-        [ "$how" = sigterm ] && kill -TERM "$(keeper_of "$handle")"
+        [ "$how" = max-hold ] || kill -s "$how" "$(keeper_of "$handle")"
         wait "$script" 2>/dev/null
         status=$?
         err=""
@@ -565,6 +568,73 @@ test_an_eval_of_a_hold_not_taken_fails_with_its_status() {
     run_rlr -k taken -n --hold --json
     expect_status 75 "--json"
     expect_eq "$out" "" "--json prints nothing for a hold not taken"
+}
+
+# A waiting --hold ends on every signal that would end it by default as it does on SIGTERM:
+# SIGALRM (timeout -s ALRM), SIGXCPU (a CPU limit), a real-time signal. It prints "(exit 128+N)",
+# so that eval fails with that status, and leaves the queue it waited in. Killed by the signal, it
+# would print nothing, and `eval ""` would let the script go on without the lock.
+test_a_signal_that_ends_a_waiting_hold_makes_eval_fail() {
+    # Shared holders make an exclusive waiter queue behind them.
+    start_bg holder -s -k busy -- sleep 60
+    wait_for "the holder holds" lock_held busy || return
+    local signal expected
+    for signal in ALRM XCPU RTMIN+3; do
+        expected=$((128 + $(kill -l "$signal")))
+        run_script bash '
+            h=$(timeout --preserve-status -s '"$signal"' 1 "$RLR" -k busy -w 30s --hold)
+            echo "hold=$? printed=$h"
+            eval "$h"
+            echo "eval=$?"
+        '
+        expect_contains "$out" "hold=$expected printed=(exit $expected)" "SIG$signal: --hold's output"
+        expect_contains "$out" "eval=$expected" "SIG$signal: eval fails with 128+N"
+        expect_contains "$out" "SIG$signal while waiting for busy" "SIG$signal: the message"
+        expect_eq "$(rcli exists '{busy}:redlockrun:queue')" 0 "SIG$signal: nothing left queued"
+        [ -z "$(ls -A "$HOLDS")" ] || fail "SIG$signal: the hold not taken left files: $(ls "$HOLDS")"
+    done
+    run_rlr -k busy --status
+    expect_contains "$out" "$(hostname) pid $holder since" "the holder still holds the lock"
+}
+
+# Killed with SIGKILL while it waits, --hold prints nothing: `eval "$(redlockrun --hold)" || exit`
+# would eval an empty string and go on. The documented idiom takes the assignments first, so that
+# the substitution's own status stops the script.
+test_the_two_line_idiom_stops_a_script_whose_hold_is_killed() {
+    start_bg holder -k busy -- sleep 60
+    wait_for "the holder holds" lock_held busy || return
+    run_script bash '
+        h=$(timeout -s KILL 1 "$RLR" -k busy -w 30s --hold) || exit 7
+        eval "$h"
+        echo WENT_ON
+    '
+    expect_status 7 "the script whose --hold was killed"
+    expect_not_contains "$out" WENT_ON "the script stopped"
+    # Why it takes two lines: the one-line form goes on.
+    run_script bash '
+        eval "$(timeout -s KILL 1 "$RLR" -k busy -w 30s --hold)" || exit 7
+        echo WENT_ON
+    '
+    expect_contains "$out" WENT_ON "the one-line form"
+}
+
+# The documented idiom takes the hold for the script, in bash and in dash.
+test_the_two_line_idiom_makes_the_script_the_owner() {
+    local shell pid
+    for shell in bash dash; do
+        run_script "$shell" '
+            h=$("$RLR" -k two-lines --hold) || exit 7
+            eval "$h"
+            echo "pid=$$ fence=$REDLOCKRUN_FENCE"
+            "$RLR" -k two-lines --status
+            "$RLR" --release; echo "release=$?"
+        '
+        expect_status 0 "$shell: the script"
+        pid=$(sed -n 's/^pid=\([0-9]*\).*/\1/p' <<<"$out")
+        expect_contains "$out" "two-lines: held by $(hostname) pid $pid (a hold)" "$shell: held by the script"
+        [[ "$out" =~ fence=[0-9]+ ]] || fail "$shell: no REDLOCKRUN_FENCE in the script: $out"
+        expect_contains "$out" "release=0" "$shell: --release"
+    done
 }
 
 test_a_release_that_cannot_reach_redis_is_69() {

@@ -247,6 +247,23 @@ test_a_command_that_handles_the_signal_keeps_its_status() {
     expect_eq "$(rcli exists job)" 0 "released"
 }
 
+# Every signal that would end redlockrun by default reaches the command instead: SIGALRM
+# (timeout -s ALRM), SIGXCPU, a real-time signal. Killed by it, redlockrun would leave the command
+# to PR_SET_PDEATHSIG, and exit with the signal's status, not the command's.
+test_signals_that_would_end_redlockrun_are_forwarded_to_the_command() {
+    local signal number
+    for signal in ALRM XCPU RTMIN+3; do
+        number=$(kill -l "$signal")
+        rm -f "$WORK/ready"
+        start_bg holder -k job -c "trap 'exit 7' $number; echo ready >$WORK/ready; while :; do sleep 0.05; done"
+        wait_for "the command" test -e "$WORK/ready" || return
+        kill -s "$signal" "$holder"
+        exit_of "$holder"
+        expect_eq "$?" 7 "SIG$signal: the command's own status"
+        expect_eq "$(rcli exists job)" 0 "SIG$signal: released"
+    done
+}
+
 test_sigkill_of_redlockrun_takes_the_command_down() {
     start_bg holder -t 1s -k job -- sleep 60
     wait_for "the holder" lock_held job

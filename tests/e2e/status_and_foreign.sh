@@ -39,6 +39,36 @@ test_status_escapes_control_characters_in_the_key() {
     expect_contains "$err" 'two\nlines\x1b]0;title\x07 holds a value' "the foreign key"
 }
 
+# Bidirectional overrides and isolates (U+202A to U+202E, U+2066 to U+2069) in a key or a note
+# would reorder what a terminal shows of the line ("invoice<RLO>fdp.exe" shows as "invoiceexe.pdf"):
+# they are escaped as control characters are, in messages, --status and --list; the JSON keeps
+# them, as \uXXXX escapes.
+test_bidirectional_controls_in_a_key_and_a_note_are_escaped() {
+    local rlo=$'\xe2\x80\xae' lri=$'\xe2\x81\xa6'
+    local key="invoice${rlo}fdp.exe"
+    start_bg holder -k "$key" --note "deploy ${lri}42" -- sleep 30
+    wait_for "the holder" lock_held "$key" || return
+    run_rlr -k "$key" --status
+    expect_status 75
+    expect_contains "$out" 'invoice\xe2\x80\xaefdp.exe: held by' "--status: the key"
+    expect_contains "$out" 'deploy \xe2\x81\xa642' "--status: the note"
+    run_rlr -k "$key" -n -- true
+    expect_status 75
+    expect_contains "$err" 'invoice\xe2\x80\xaefdp.exe is held by' "the busy message: the key"
+    expect_contains "$err" 'deploy \xe2\x81\xa642' "the busy message: the note"
+    run_rlr --list 'invoice*'
+    expect_contains "$out" 'invoice\xe2\x80\xaefdp.exe: held by' "--list"
+    local text
+    for text in "$out" "$err"; do
+        expect_not_contains "$text" "$rlo" "no U+202E left"
+        expect_not_contains "$text" "$lri" "no U+2066 left"
+    done
+    run_rlr -k "$key" --status --json
+    expect_contains "$out" '"key":"invoice\u202efdp.exe"' "--status --json"
+    expect_eq "$(/usr/bin/python3 -c 'import json,sys; o=json.load(sys.stdin); print(o["key"] == "invoice\u202efdp.exe", o["holders"][0]["note"] == "deploy \u206642")' <<<"$out")" \
+        "True True" "the JSON's key and note"
+}
+
 test_status_held_by_a_classic_client_in_either_unit() {
     rcli set job $(( $(server_ms) / 1000 + 60 )) >/dev/null
     run_rlr -k job --status

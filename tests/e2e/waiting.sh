@@ -216,7 +216,7 @@ test_a_stale_timestamp_without_ttl_is_taken_over() {
 test_signals_while_waiting_end_at_once_and_leave_nothing() {
     hold job
     local signal expected
-    for signal in INT TERM HUP; do
+    for signal in INT TERM HUP ALRM XCPU RTMIN+3; do
         start_bg waiter -k job -- touch "$WORK/ran-$signal"
         sleep 0.5
         local start=$(now_ms)
@@ -261,22 +261,29 @@ test_a_signal_racing_the_release_leaves_no_lock() {
 }
 
 test_a_signal_ignored_at_start_stays_ignored() {
-    # As under nohup: whoever started redlockrun chose to ignore SIGHUP, for it and its command.
+    # As under nohup: whoever started redlockrun chose to ignore SIGHUP (and here SIGALRM and a
+    # real-time signal too), for it and its command.
     hold job
+    local signal ignored=(HUP ALRM RTMIN+3)
     (
-        trap '' HUP
+        trap '' "${ignored[@]}"
         exec "$REDLOCKRUN" -k job -c "grep SigIgn /proc/\$\$/status >'$WORK/ignored'"
     ) 2>"$WORK/waiter.err" &
     local waiter=$!
     sleep 0.5
-    kill -HUP "$waiter"
+    for signal in "${ignored[@]}"; do
+        kill -s "$signal" "$waiter"
+    done
     sleep 0.5
-    alive "$waiter" || fail "SIGHUP ended a redlockrun that was started ignoring it"
+    alive "$waiter" || fail "a signal ended a redlockrun that was started ignoring it"
     touch "$WORK/release-job"
     wait "$waiter" || fail "the waiter failed: $(cat "$WORK/waiter.err")"
     local mask
     mask=$(awk '{print $2}' "$WORK/ignored")
-    expect_eq "$(( 0x${mask:-0} & 1 ))" 1 "the command inherits the ignored SIGHUP (SigIgn $mask)"
+    for signal in "${ignored[@]}"; do
+        expect_eq "$(( (0x${mask:-0} >> ($(kill -l "$signal") - 1)) & 1 ))" 1 \
+            "the command inherits the ignored SIG$signal (SigIgn $mask)"
+    done
 }
 
 

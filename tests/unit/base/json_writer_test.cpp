@@ -46,3 +46,22 @@ TEST_CASE("json: objects and arrays keep their order, with null for what is not 
                     R"("missing":null,"list":[{"n":1},null],"empty":[]})");
     CHECK(JsonObject().text() == "{}");
 }
+
+TEST_CASE("json: a decimal read back from Redis is a number; anything else none") {
+    CHECK(decimal_number("1795719026245771") == 1795719026245771LL);
+    CHECK(decimal_number("0") == 0);
+    CHECK(decimal_number("").has_value() == false);
+    CHECK(decimal_number("12a").has_value() == false);
+    CHECK(decimal_number(" 12").has_value() == false);
+    CHECK(decimal_number("99999999999999999999").has_value() == false);
+    JsonObject object;
+    object.number("fence", decimal_number("42")).number("pid", decimal_number("x"));
+    CHECK(object.text() == R"({"fence":42,"pid":null})");
+}
+
+TEST_CASE("json: bidirectional overrides and isolates are escaped, and read back the same") {
+    CHECK(json_string("invoice\xe2\x80\xae"
+                      "fdp.exe") == R"("invoice\u202efdp.exe")");
+    CHECK(json_string("\xe2\x80\xaa\xe2\x81\xa9") == R"("\u202a\u2069")");
+    CHECK(json_string("\xe2\x80\xaf\xe2\x81\xb0") == "\"\xe2\x80\xaf\xe2\x81\xb0\"");
+}

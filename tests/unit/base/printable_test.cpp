@@ -33,3 +33,17 @@ TEST_CASE("printable: bytes that are not UTF-8 are escaped one by one") {
     CHECK(printable("\xed\xa0\x80") == "\\xed\\xa0\\x80"); // a UTF-16 surrogate
     CHECK(printable("ok\xe6") == "ok\\xe6");
 }
+
+TEST_CASE("printable: bidirectional overrides and isolates cannot reorder the line") {
+    // "invoice<RLO>fdp.exe" would show as "invoiceexe.pdf".
+    CHECK(printable("invoice\xe2\x80\xae"
+                    "fdp.exe") == "invoice\\xe2\\x80\\xaefdp.exe");
+    CHECK(printable("\xe2\x80\xaa\xe2\x80\xab\xe2\x80\xac\xe2\x80\xad") ==
+          "\\xe2\\x80\\xaa\\xe2\\x80\\xab\\xe2\\x80\\xac\\xe2\\x80\\xad"); // LRE RLE PDF LRO
+    CHECK(printable("\xe2\x81\xa6\xe2\x81\xa7\xe2\x81\xa8\xe2\x81\xa9") ==
+          "\\xe2\\x81\\xa6\\xe2\\x81\\xa7\\xe2\\x81\\xa8\\xe2\\x81\\xa9"); // LRI RLI FSI PDI
+    // Text is left alone: U+202F (a narrow no-break space), U+2070 (superscript zero), and
+    // right-to-left script itself.
+    CHECK(printable("\xe2\x80\xaf\xe2\x81\xb0") == "\xe2\x80\xaf\xe2\x81\xb0");
+    CHECK(printable("שלום") == "שלום");
+}

@@ -58,3 +58,12 @@ TEST_CASE("exit statuses: the documented numbers") {
     CHECK(signal_exit_status(SIGINT) == 130);
     CHECK(signal_name(SIGINT) == "SIGINT");
 }
+
+TEST_CASE("signal names: real-time signals as kill -l names them") {
+    CHECK(signal_name(SIGALRM) == "SIGALRM");
+    CHECK(signal_name(SIGRTMIN) == "SIGRTMIN");
+    CHECK(signal_name(SIGRTMIN + 3) == "SIGRTMIN+3");
+    CHECK(signal_name(SIGRTMAX - 1) == "SIGRTMAX-1");
+    CHECK(signal_name(SIGRTMAX) == "SIGRTMAX");
+    CHECK(signal_name(200) == "signal 200");
+}
