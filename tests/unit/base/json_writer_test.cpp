@@ -47,7 +47,7 @@ TEST_CASE("json: objects and arrays keep their order, with null for what is not 
     CHECK(JsonObject().text() == "{}");
 }
 
-TEST_CASE("json: a decimal read back from Redis is a number; anything else none") {
+TEST_CASE("json: a decimal read back from Redis is a number, and anything else none") {
     CHECK(decimal_number("1795719026245771") == 1795719026245771LL);
     CHECK(decimal_number("0") == 0);
     CHECK(decimal_number("").has_value() == false);
