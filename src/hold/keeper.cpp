@@ -149,6 +149,8 @@ private:
     Deadline max_hold_at_;
     bool loss_recorded_ = false;
     bool owner_exited_ = false;
+    // A --release came while the owner's work was being stopped, and was answered.
+    bool release_answered_ = false;
     // Why the hold is ending before its owner is done: empty while it lasts.
     std::string ending_why_;
 };
@@ -162,6 +164,9 @@ void Keeper::keep_lock() {
 }
 
 void Keeper::record_ending(const std::string& ended, const std::string& why) {
+    if (release_answered_) {
+        return; // the --release that was answered removed the record, and no one asks again
+    }
     start_.record.ended = ended;
     start_.record.ended_ms = epoch_ms();
     start_.record.why = why;
@@ -235,6 +240,14 @@ bool Keeper::serve(int client) {
     if (*request != "release") {
         return false;
     }
+    if (stop_.stopping() && !stop_.finished()) {
+        // The owner's work is being stopped (a loss, an early end, an owner that exited): the
+        // answer goes out now, but the lock is let go only once that work has stopped (finish()),
+        // and a process that ignores SIGTERM still gets SIGKILL.
+        write_all(client, (keeper_.lost() || ended_early() ? lost_reply() : "released") + "\n");
+        release_answered_ = true;
+        return false;
+    }
     std::string reply;
     if (ended_early()) {
         // The owner, told to stop, releases on its way out: the hold was not kept to its end.
@@ -272,6 +285,10 @@ void Keeper::end_early(const std::string& why) {
 int Keeper::finish() {
     if (!keeper_.lost()) {
         (void)lock_.release(lock::CommandRan::yes, keeper_.valid_until());
+    }
+    if (release_answered_) {
+        remove_files();
+        return 0;
     }
     // Lost, or ended early, with --owner (a process, or none): whoever took the hold may still
     // --release or --check it, and learns how it ended. Otherwise no one is left to ask: the
@@ -312,7 +329,7 @@ int Keeper::run() {
         }
         if (stop_.stopping()) {
             stop_.on_due();
-            if (stop_.finished() && (owner_exited_ || ended_early())) {
+            if (stop_.finished() && (owner_exited_ || ended_early() || release_answered_)) {
                 return finish();
             }
             if (stop_.unstoppable()) {

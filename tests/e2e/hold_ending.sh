@@ -244,6 +244,30 @@ PYTHON
     expect_not_contains "$session" "shell itself is spared" "it was taken for an interactive shell"
 }
 
+# A --release from the owner's trap while its work is being stopped is answered at once, but the
+# lock is let go only once that work has stopped: a child that ignores SIGTERM is killed first.
+test_a_release_during_the_stop_waits_for_the_work() {
+    RLR="$REDLOCKRUN" setsid -w bash -c '
+        trap "\"\$RLR\" --release; echo release=\$? > '"$WORK/trap.status"'; exit 76" TERM
+        h=$("$RLR" -k trapped-stop --max-hold 1s --kill-after 1s --hold) || exit 9
+        eval "$h"
+        sh -c "trap \"\" TERM; echo \$\$ > '"$WORK/deaf.pid"'; while :; do sleep 0.1; done" &
+        wait
+    ' >/dev/null 2>&1 &
+    local script=$!
+    BACKGROUND_PIDS+=("$script")
+    wait_for "the deaf child runs" test -s "$WORK/deaf.pid" || return
+    local deaf
+    read_number deaf "$WORK/deaf.pid" || return
+    BACKGROUND_PIDS+=("$deaf")
+    start_witness trapped-stop "$deaf" "$WORK/deaf.witness"
+    exit_of "$witness"
+    expect_eq "$(cat "$WORK/deaf.witness" 2>/dev/null)" gone "the deaf child when the lock was let go"
+    wait "$script"
+    expect_eq "$?" 76 "the script, through its trap"
+    expect_eq "$(cat "$WORK/trap.status" 2>/dev/null)" release=76 "the trap's --release"
+}
+
 # --check asks Redis at that moment: a deleted key, a lock taken by another run, a server that
 # cannot be asked are never 0, long before the next renewal.
 test_check_asks_redis() {
