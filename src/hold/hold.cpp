@@ -3,6 +3,7 @@
 #include "base/fatal.hpp"
 #include "base/json_writer.hpp"
 #include "hold/keeper.hpp"
+#include "hold/keeper_socket.hpp"
 #include "hold/keeperless_release.hpp"
 #include "hold/owner.hpp"
 #include "run/lock_attempt.hpp"
@@ -15,11 +16,9 @@
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 namespace redlockrun::hold {
@@ -83,46 +82,6 @@ void refuse_second_hold(const std::string& folder, const Options& options,
     }
 }
 
-// A socket's address. sun_path holds 107 bytes; a longer path (a deep $TMPDIR) is reached through
-// its folder, opened here and kept open while the address is used: /proc/self/fd/N/NAME.
-struct SocketAddress {
-    sockaddr_un address{};
-    UniqueFd folder;
-    bool usable = false;
-
-    explicit SocketAddress(const std::string& path) {
-        address.sun_family = AF_UNIX;
-        std::string reachable = path;
-        if (path.size() >= sizeof address.sun_path) {
-            const auto slash = path.rfind('/');
-            folder.reset(::open(path.substr(0, slash).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-            if (!folder.valid()) {
-                return;
-            }
-            reachable = fmt::format("/proc/self/fd/{}/{}", folder.get(), path.substr(slash + 1));
-        }
-        if (reachable.size() >= sizeof address.sun_path) {
-            return;
-        }
-        std::memcpy(address.sun_path, reachable.c_str(), reachable.size() + 1);
-        usable = true;
-    }
-    const sockaddr* get() const { return reinterpret_cast<const sockaddr*>(&address); }
-};
-
-UniqueFd listen_at(const std::string& path) {
-    const SocketAddress address(path);
-    UniqueFd listener(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-    if (!address.usable || !listener.valid() ||
-        ::bind(listener.get(), address.get(), sizeof address.address) != 0 ||
-        ::listen(listener.get(), 8) != 0) {
-        throw Fatal(ExitStatus::os_error,
-                    fmt::format("cannot listen on {}: {}", path,
-                                address.usable ? std::strerror(errno) : "the path is too long"));
-    }
-    return listener;
-}
-
 // Whether the keeper keeps the caller's stderr, so that a loss is told where the person reads the
 // script's messages (a terminal, a CI log, cron's mail): not when it is the $(...) pipe itself
 // (2>&1), which the keeper must not hold open; and, for a hold that no process owns, only a
@@ -183,55 +142,6 @@ std::string hold_output(const Options& options, const HoldRecord& record,
 bool print(const std::string& text) {
     return std::fwrite(text.data(), 1, text.size(), stdout) == text.size() &&
            std::fflush(stdout) == 0;
-}
-
-// One request to a keeper, and its one-line reply; none if the keeper cannot be reached (gone)
-// or does not answer within `limit` (stopped).
-struct Asked {
-    bool reached = false;
-    std::optional<std::string> reply;
-};
-
-Asked ask_keeper(const std::string& socket_path, const std::string& request, Millis limit) {
-    Asked asked;
-    UniqueFd connection(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    const SocketAddress address(socket_path);
-    if (!address.usable || !connection.valid() ||
-        ::connect(connection.get(), address.get(), sizeof address.address) != 0) {
-        return asked;
-    }
-    asked.reached = true;
-    const std::string line = request + "\n";
-    if (::send(connection.get(), line.data(), line.size(), MSG_NOSIGNAL) !=
-        static_cast<ssize_t>(line.size())) {
-        return asked;
-    }
-    const SteadyTime until = steady_now() + limit;
-    std::string text;
-    char buffer[512];
-    while (text.find('\n') == std::string::npos && text.size() < 64 * 1024) {
-        pollfd readable{connection.get(), POLLIN, 0};
-        const int ready = ::poll(&readable, 1, poll_timeout(until, limit));
-        if (ready < 0 && errno == EINTR) {
-            continue;
-        }
-        if (ready <= 0) {
-            return asked;
-        }
-        const ssize_t n = ::read(connection.get(), buffer, sizeof buffer);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            return asked;
-        }
-        text.append(buffer, static_cast<size_t>(n));
-    }
-    const auto end = text.find('\n');
-    if (end != std::string::npos) {
-        asked.reply = text.substr(0, end);
-    }
-    return asked;
 }
 
 std::string ago(long long then_ms) {

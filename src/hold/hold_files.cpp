@@ -2,6 +2,7 @@
 
 #include "base/read_all.hpp"
 #include "base/unique_fd.hpp"
+#include "hold/keeper_socket.hpp"
 #include "lock/token.hpp"
 
 #include <fmt/core.h>
@@ -12,9 +13,7 @@
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 namespace redlockrun::hold {
@@ -259,24 +258,6 @@ std::vector<std::string> handles_in(const std::string& folder) {
 }
 
 namespace {
-
-// Whether a process listens on the socket at `path`; true when that cannot be told (a path too
-// long to connect to directly), so that nothing live is removed.
-bool someone_listens(const std::string& path) {
-    sockaddr_un address{};
-    address.sun_family = AF_UNIX;
-    if (path.size() >= sizeof address.sun_path) {
-        return true;
-    }
-    std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
-    UniqueFd probe(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-    if (!probe.valid()) {
-        return true;
-    }
-    return ::connect(probe.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) ==
-               0 ||
-           errno != ECONNREFUSED;
-}
 
 long long now_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
