@@ -4,6 +4,7 @@
 #include "base/version.hpp"
 #include "options/config_lines.hpp"
 #include "options/help.hpp"
+#include "options/marked_words.hpp"
 #include "options/options.hpp"
 
 #include <CLI/CLI.hpp>
@@ -20,38 +21,6 @@
 namespace redlockrun {
 
 namespace {
-
-// CLI11 reads "--name=" as "--name" with its value in the next word, where getopt_long gives it an
-// empty value. A NUL, which no argument can contain, is put after every word that ends in '=' so
-// that CLI11 sees a value there, and taken off every word and value it hands back. An empty word
-// is marked too: for an option whose value may be left out (--list), CLI11 gives an empty value
-// both when the value is left out and when it is an empty word.
-constexpr char empty_value_mark = '\0';
-
-std::vector<std::string> marked_words(int argc, const char* const* argv) {
-    std::vector<std::string> words;
-    for (int i = argc - 1; i > 0; --i) { // CLI11 takes them last first
-        std::string& word = words.emplace_back(argv[i]);
-        if (word.empty() || word.ends_with('=')) {
-            word.push_back(empty_value_mark);
-        }
-    }
-    return words;
-}
-
-std::string unmarked(std::string word) {
-    if (!word.empty() && word.back() == empty_value_mark) {
-        word.pop_back();
-    }
-    return word;
-}
-
-std::vector<std::string> unmarked(std::vector<std::string> words) {
-    for (auto& word : words) {
-        word = unmarked(std::move(word));
-    }
-    return words;
-}
 
 enum class InConfigFile { no, yes };
 
@@ -180,10 +149,11 @@ Declarations::Declarations() {
                    "end a hold: 0 if it was kept to the end,\n76 if it was lost (default: "
                    "$REDLOCKRUN_HOLD)",
                    &OptionText::release);
-    optional_value("--check", "<handle>", "",
-                   "ask Redis: 0 while a hold is intact, 76\nonce it was lost, 69 if Redis cannot be\n"
-                   "asked (default: $REDLOCKRUN_HOLD)",
-                   &OptionText::check);
+    optional_value(
+        "--check", "<handle>", "",
+        "ask Redis: 0 while a hold is intact, 76\nonce it was lost, 69 if Redis cannot be\n"
+        "asked (default: $REDLOCKRUN_HOLD)",
+        &OptionText::check);
 
     group_ = "Redis";
     url = value("-u,--url", "<url>", InConfigFile::yes,

@@ -4,11 +4,9 @@
 -- KEYS[5] the queue of a semaphore's waiters (--limit): a sorted set of 'ARRIVAL:ID' members, each
 --         scored with the time until which that waiter keeps its place without asking again. A
 --         queued waiter blocks on a wake-up list of its own, KEYS[4] .. ':' .. ID, in the same slot.
---         Those lists are named here, not passed in KEYS as Redis's documentation asks: a release
---         wakes whichever waiters the queue holds first, which its caller cannot know. They share
---         KEYS[4]'s hash tag, so on Cluster they are in the slot the request was routed by, which
---         is all that Redis and Valkey check; Dragonfly refuses undeclared keys, and is not
---         supported (the man page's COMPATIBILITY).
+--         Named here, not in KEYS: a release wakes the waiters the queue holds first, unknown to
+--         its caller. With KEYS[4]'s hash tag they are in the slot the request went to, all that
+--         Redis and Valkey check (Dragonfly, which refuses undeclared keys, is not supported).
 -- KEYS[6] the holders that --break ended: a hash of TOKEN -> a JSON record {by, why, at_ms},
 --         which expires once each of them has renewed, or would have.
 -- ARGV[1] the database: selected here too, so that a failed SELECT on the connection cannot make a
