@@ -323,15 +323,13 @@ int end_or_check_hold(const Options& options, const Logger& log, const Getenv& g
             log.error("the hold on {} is not held: {} {}", key, record->why, ago(record->ended_ms));
             return options.lost_exit_code;
         }
-        if (!record->ended.empty()) {
-            log.error("the hold on {} {} {}: {}", key,
-                      record->ended == "lost" ? "was lost" : "ended", ago(record->ended_ms),
-                      record->why);
-        } else {
-            log.error("the hold on {} is not kept: its keeper (pid {}) is gone, so the lock is "
-                      "not renewed and expires within its TTL",
-                      key, record->keeper);
+        // Said as it will be once the record is marked so (clean_stale_holds(), afterwards).
+        HoldRecord ended = *record;
+        if (ended.ended.empty()) {
+            mark_keeper_gone(ended);
         }
+        log.error("the hold on {} {} {}: {}", key, ended.ended == "lost" ? "was lost" : "ended",
+                  ago(ended.ended_ms), ended.why);
         return options.lost_exit_code;
     }
     if (!asked.reply) {

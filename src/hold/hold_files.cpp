@@ -267,6 +267,14 @@ long long now_ms() {
 
 } // namespace
 
+void mark_keeper_gone(HoldRecord& record) {
+    record.ended = "lost";
+    record.ended_ms = now_ms();
+    record.why = fmt::format("its keeper (pid {}) was gone (killed?), so the lock was not renewed "
+                             "and lapsed within its TTL",
+                             record.keeper);
+}
+
 void clean_stale_holds(const std::string& folder,
                        const std::function<bool(pid_t, unsigned long long)>& keeper_running) {
     constexpr long long kept_after_its_end_ms = 24LL * 3600 * 1000;
@@ -277,11 +285,7 @@ void clean_stale_holds(const std::string& folder,
             continue;
         }
         if (record->ended.empty()) {
-            record->ended = "lost";
-            record->ended_ms = now_ms();
-            record->why = fmt::format("its keeper (pid {}) was gone (killed?), so the lock was "
-                                      "not renewed and lapsed within its TTL",
-                                      record->keeper);
+            mark_keeper_gone(*record);
             write_record(handle, *record);
             ::unlink((handle + ".sock").c_str());
         } else if (now_ms() - record->ended_ms >= kept_after_its_end_ms) {

@@ -70,6 +70,9 @@ std::optional<HoldRecord> read_record(const std::string& path);
 // The handles of the records in `folder`.
 std::vector<std::string> handles_in(const std::string& folder);
 
+// A record whose keeper is gone without saying how the hold ended: lost, now, and why.
+void mark_keeper_gone(HoldRecord& record);
+
 // What holds that ended unseen left in `folder`: a record whose keeper is gone without saying how
 // the hold ended (killed with SIGKILL) is marked lost, for a later --release or --check to report;
 // a record that ended a day ago or more is removed (no --release came for it: an --owner none

@@ -372,7 +372,10 @@ expect_alike() { # WHAT ARGS...: the short cut and the full parse answer ARGS al
 # A hold on KEY whose --max-hold has ended it: its handle in the variable NAME.
 ended_hold() { # NAME KEY
     local assignments
-    assignments=$("$REDLOCKRUN" -k "$2" -t 2s --owner none --max-hold 200ms --hold) || return
+    assignments=$("$REDLOCKRUN" -k "$2" -t 2s --owner none --max-hold 1s --hold) || {
+        fail "--hold of $2 failed: $assignments"
+        return 1
+    }
     eval "$assignments"
     printf -v "$1" '%s' "$REDLOCKRUN_HOLD"
     wait_for "the hold on $2 ends" grep -q '^ended=ended' "$REDLOCKRUN_HOLD"

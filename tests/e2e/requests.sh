@@ -35,7 +35,12 @@ test_an_uncontended_run_is_two_script_calls() {
 }
 
 hold_and_release() {
-    eval "$("$REDLOCKRUN" -k held --owner none --max-hold 1m --hold)" || return
+    local assignments
+    assignments=$("$REDLOCKRUN" -k held --owner none --max-hold 1m --hold) || {
+        fail "--hold failed: $assignments"
+        return 1
+    }
+    eval "$assignments"
     "$REDLOCKRUN" --release
     status=$?
 }
