@@ -1,10 +1,12 @@
 // The owner of a hold (DESIGN §12): the process whose exit ends it. By default that is the script
 // that ran `redlockrun --hold`, which is not always redlockrun's parent: in
 // `eval "$(redlockrun --hold 2>/dev/null)"` bash runs redlockrun in a subshell that exits as soon
-// as redlockrun does. The rule that finds the script in every common form: when redlockrun's stdout
-// is a pipe, the owner is the nearest ancestor that holds the pipe's read end (the shell that reads
-// the command substitution); otherwise, and when no ancestor reads it (`redlockrun --hold | tee`),
-// the parent.
+// as redlockrun does, and in `eval "$(redlockrun --hold | tee log)"` the subshell that runs the
+// pipeline does. The rule that finds the script in every common form: when redlockrun's stdout
+// is a pipe, the owner is the nearest ancestor that reads it (the shell that reads the command
+// substitution), or else the nearest that reads a pipe further down the chain (pipe_chain.hpp);
+// when no ancestor reads any, there is no telling, and `--owner` must name the owner. When stdout
+// is no pipe, the owner is the parent.
 #pragma once
 
 #include "base/expected.hpp"
@@ -48,7 +50,7 @@ private:
     UniqueFd pidfd_;
 };
 
-// The ancestors' and the pipe's details come from /proc; this reads one process's parent pid.
+// The ancestors come from /proc; this reads one process's parent pid.
 pid_t parent_of(pid_t pid);
 
 } // namespace redlockrun::hold
