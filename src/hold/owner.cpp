@@ -11,8 +11,10 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <optional>
 #include <poll.h>
+#include <sstream>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <vector>
@@ -20,6 +22,23 @@
 namespace redlockrun::hold {
 
 namespace {
+
+// The real uid of `pid`, from the first number of /proc/PID/status's Uid line.
+std::optional<uid_t> real_uid_of(pid_t pid) {
+    std::ifstream status(fmt::format("/proc/{}/status", pid));
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.rfind("Uid:", 0) == 0) {
+            std::istringstream ids(line.substr(4));
+            uid_t uid = 0;
+            if (ids >> uid) {
+                return uid;
+            }
+            break;
+        }
+    }
+    return std::nullopt;
+}
 
 // How far up redlockrun's ancestors the script is looked for: a command substitution is one or
 // two levels up. And how many pipes a chain is followed through: a pipeline inside `$(...)` has a
@@ -102,6 +121,23 @@ Expected<Process, std::string> process_of(pid_t pid) {
         return unexpected(fmt::format("process {} belongs to another user", pid));
     }
     return Process{pid, stat.start_time};
+}
+
+Expected<Process, std::string> named_owner(pid_t pid) {
+    auto process = process_of(pid);
+    if (!process) {
+        return process;
+    }
+    // The keeper signals its owner on a loss, and root's kill() never fails with EPERM: the uids
+    // are compared, so that root too names only a process of its own.
+    const std::optional<uid_t> uid = real_uid_of(pid);
+    if (!uid) {
+        return unexpected(fmt::format("no process has pid {}", pid));
+    }
+    if (*uid != ::getuid()) {
+        return unexpected(fmt::format("process {} belongs to another user", pid));
+    }
+    return process;
 }
 
 Expected<Process, std::string> script_owner() {

@@ -28,6 +28,10 @@ struct Process {
 // The process `pid`, if it exists and has not exited (a zombie has); a sentence otherwise.
 Expected<Process, std::string> process_of(pid_t pid);
 
+// The process that `--owner PID` names: as process_of(), and only one of the caller's own real
+// uid, even for root, as the keeper signals it on a loss.
+Expected<Process, std::string> named_owner(pid_t pid);
+
 // The script that ran redlockrun, by the rule above.
 Expected<Process, std::string> script_owner();
 

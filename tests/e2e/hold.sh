@@ -190,6 +190,29 @@ test_owner_pid_of_the_callers_own_process_owns_the_hold() {
     wait_for "the lock is let go when the sleep exits" eval "! lock_held own-sleeper"
 }
 
+# The keeper signals its owner on a loss: even root may not name another user's process.
+test_owner_pid_of_another_users_process_is_refused() {
+    local other
+    if [ "$(id -u)" = 0 ]; then
+        setpriv --reuid=nobody --regid=nogroup --clear-groups sleep 30 &
+        other=$!
+        BACKGROUND_PIDS+=("$other")
+        wait_for "the sleep runs as nobody" \
+            eval '[ "$(awk "/^Uid:/ {print \$2}" /proc/'"$other"'/status)" = "$(id -u nobody)" ]' ||
+            return
+    else
+        other=$(ps -e -o pid=,uid= | awk '$1 > 1 && $2 == 0 { print $1; exit }') # root's
+    fi
+    local before
+    before=$(database_snapshot)
+    run_rlr -k foreign-owner --owner "$other" --hold
+    expect_status 64 "--owner of another user's process"
+    expect_contains "$err" "--owner: process $other belongs to another user" "the message"
+    expect_eq "$(wc -l <<<"$err")" 1 "one line"
+    expect_eq "$(rcli exists foreign-owner)" 0 "the lock is not taken"
+    expect_eq "$(database_snapshot)" "$before" "nothing changed in Redis"
+}
+
 test_the_owner_is_an_interactive_shell() {
     local key=interactive
     RLR="$REDLOCKRUN" /usr/bin/python3 - "$key" >"$WORK/session" 2>&1 <<'EOF'
