@@ -53,7 +53,7 @@ std::optional<Process> find_owner(const Options& options) {
     if (options.owner && options.owner->none) {
         return std::nullopt;
     }
-    auto owner = options.owner ? process_of(options.owner->pid) : script_owner();
+    auto owner = options.owner ? named_owner(options.owner->pid) : script_owner();
     if (!owner) {
         throw Fatal(ExitStatus::usage,
                     fmt::format("{}: {}",

@@ -1,6 +1,7 @@
 #include "hold/keeper.hpp"
 
 #include "hold/owner_stop.hpp"
+#include "hold/process_stat.hpp"
 #include "run/lock_keeper.hpp"
 #include "run/signals.hpp"
 #include "run/wait_status.hpp"

@@ -1,10 +1,12 @@
 // The owner of a hold (DESIGN §12): the process whose exit ends it. By default that is the script
 // that ran `redlockrun --hold`, which is not always redlockrun's parent: in
 // `eval "$(redlockrun --hold 2>/dev/null)"` bash runs redlockrun in a subshell that exits as soon
-// as redlockrun does. The rule that finds the script in every common form: when redlockrun's stdout
-// is a pipe, the owner is the nearest ancestor that holds the pipe's read end (the shell that reads
-// the command substitution); otherwise, and when no ancestor reads it (`redlockrun --hold | tee`),
-// the parent.
+// as redlockrun does, and in `eval "$(redlockrun --hold | tee log)"` the subshell that runs the
+// pipeline does. The rule that finds the script in every common form: when redlockrun's stdout
+// is a pipe, the owner is the nearest ancestor that reads it (the shell that reads the command
+// substitution), or else the nearest that reads a pipe further down the chain (pipe_chain.hpp);
+// when no ancestor reads any, there is no telling, and `--owner` must name the owner. When stdout
+// is no pipe, the owner is the parent.
 #pragma once
 
 #include "base/expected.hpp"
@@ -27,6 +29,10 @@ struct Process {
 
 // The process `pid`, if it exists and has not exited (a zombie has); a sentence otherwise.
 Expected<Process, std::string> process_of(pid_t pid);
+
+// The process that `--owner PID` names: as process_of(), and only one of the caller's own real
+// uid, even for root, as the keeper signals it on a loss.
+Expected<Process, std::string> named_owner(pid_t pid);
 
 // The script that ran redlockrun, by the rule above.
 Expected<Process, std::string> script_owner();
@@ -53,33 +59,7 @@ private:
     UniqueFd pidfd_;
 };
 
-// The ancestors' and the pipe's details come from /proc; this reads one process's parent pid.
+// The ancestors come from /proc; this reads one process's parent pid.
 pid_t parent_of(pid_t pid);
-
-// What /proc/PID/stat says of a process's place among the others: its parent, process group,
-// session, controlling terminal (0: none) and that terminal's foreground process group.
-struct ProcessStat {
-    pid_t pid = 0;
-    char state = '?';
-    pid_t parent = 0;
-    pid_t group = 0;
-    pid_t session = 0;
-    int terminal = 0;
-    pid_t foreground_group = 0;
-    unsigned long long start_time = 0;
-
-    bool running() const { return state != 'Z' && state != 'X'; }
-    Process process() const { return Process{pid, start_time}; }
-};
-
-// One process's stat; none if it is gone.
-std::optional<ProcessStat> stat_of(pid_t pid);
-
-// Every process this one can see, read once: for finding what a hold's owner leaves behind.
-std::vector<ProcessStat> all_processes();
-
-// Whether `pid` ignores `signal_number` (/proc/PID/status's SigIgn): an interactive shell ignores
-// SIGTERM, and, with job control, SIGTSTP.
-bool ignores(pid_t pid, int signal_number);
 
 } // namespace redlockrun::hold

@@ -99,24 +99,32 @@ OwnerStop::OwnerStop(const std::optional<Process>& owner, const Logger& log) : l
         if (owner_ && owner_->start_time != owner->start_time) {
             owner_.reset();
         }
-        // A shell at a terminal that ignores SIGTERM and, with job control, SIGTSTP: not a script
-        // that ignores SIGTERM alone, which is stopped with SIGKILL after --kill-after.
-        interactive_ = owner_ && owner_->terminal != 0 && ignores(owner->pid, SIGTERM) &&
-                       ignores(owner->pid, SIGTSTP);
     }
+}
+
+bool OwnerStop::owner_is_interactive() const {
+    // A shell at a terminal that ignores SIGTERM and, having job control, SIGTSTP and SIGTTOU: not
+    // a script that ignores SIGTERM alone, which is stopped with SIGKILL after --kill-after. Asked
+    // when the stop begins, not when the hold is taken: a shell busy with the `$(...)` of --hold
+    // may have other dispositions for that moment.
+    return owner_ && owner_->terminal != 0 &&
+           is_running(Process{owner_->pid, owner_->start_time}) && ignores(owner_->pid, SIGTERM) &&
+           ignores(owner_->pid, SIGTSTP) && ignores(owner_->pid, SIGTTOU);
 }
 
 std::vector<pid_t> OwnerStop::work() const {
     if (!owner_) {
         return {};
     }
-    return work_of(*owner_, all_processes(), is_running(owner_->process()), interactive_, job_);
+    return work_of(*owner_, all_processes(), is_running(Process{owner_->pid, owner_->start_time}),
+                   interactive_, job_);
 }
 
 void OwnerStop::terminate(Millis kill_after) {
     if (kill_at_ && !idle_) {
         return;
     }
+    interactive_ = owner_is_interactive();
     kill_at_ = steady_now() + kill_after;
     killed_at_.reset();
     idle_ = false;
@@ -159,7 +167,7 @@ void OwnerStop::on_due() {
     // SIGTERM once each: a second would cut short a script's own clean-up. While the owner runs,
     // only to what ran when the stop began: what its trap runs then (a --release reporting the
     // loss) is its clean-up. Once it has exited, to each of its leftovers as it is found.
-    const bool owner_gone = !is_running(owner_->process());
+    const bool owner_gone = !is_running(Process{owner_->pid, owner_->start_time});
     for (pid_t pid : pids) {
         if (kill) {
             ::kill(pid, SIGKILL);

@@ -17,6 +17,7 @@
 #include "base/clock.hpp"
 #include "base/log.hpp"
 #include "hold/owner.hpp"
+#include "hold/process_stat.hpp"
 #include "run/stoppable.hpp"
 
 #include <optional>
@@ -54,11 +55,10 @@ public:
     bool finished() const { return stopping() && idle_; }
     // Some of it outlived SIGKILL by a while: it cannot be known to stop.
     bool unstoppable() const;
-    // The owner is a shell at a terminal, which is never stopped itself.
-    bool interactive() const { return interactive_; }
 
 private:
     std::vector<pid_t> work() const;
+    bool owner_is_interactive() const;
 
     std::optional<ProcessStat> owner_;
     const Logger& log_;

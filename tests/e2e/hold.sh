@@ -99,11 +99,11 @@ test_command_substitution_returns_while_the_keeper_holds() {
 }
 
 # The owner is the script in every common form: the lock is held while the script runs, by its
-# pid, and let go when it exits without a --release.
+# pid, and let go when it exits without a --release. KEY in HOLD_COMMAND stands for the key.
 check_owner_form() { # SHELL HOLD_COMMAND WHAT
     local shell=$1 hold=$2 what=$3 key="form-$RANDOM"
     run_script "$shell" "
-        eval \"\$($hold -k $key)\" || exit 9
+        eval \"\$(${hold//KEY/$key})\" || exit 9
         echo \"pid=\$\$\"
         \"\$RLR\" -k $key --status
     "
@@ -115,11 +115,102 @@ check_owner_form() { # SHELL HOLD_COMMAND WHAT
 }
 
 test_the_owner_is_the_script_in_bash_and_dash() {
-    check_owner_form bash '"$RLR" --hold' "bash"
-    check_owner_form bash '"$RLR" --hold 2>/dev/null' "bash, stderr redirected in \$(...)"
-    check_owner_form dash '"$RLR" --hold' "dash"
-    check_owner_form dash '"$RLR" --hold 2>/dev/null' "dash, stderr redirected in \$(...)"
-    check_owner_form sh '"$RLR" --hold </dev/null' "sh -c, as cron runs a line"
+    check_owner_form bash '"$RLR" -k KEY --hold' "bash"
+    check_owner_form bash '"$RLR" -k KEY --hold 2>/dev/null' "bash, stderr redirected in \$(...)"
+    check_owner_form dash '"$RLR" -k KEY --hold' "dash"
+    check_owner_form dash '"$RLR" -k KEY --hold 2>/dev/null' "dash, stderr redirected in \$(...)"
+    check_owner_form sh '"$RLR" -k KEY --hold </dev/null' "sh -c, as cron runs a line"
+}
+
+# A pipe inside the $(...): redlockrun's output reaches the script through a filter that is no
+# ancestor of redlockrun, and the $(...)'s subshell, its parent, exits at once.
+test_the_owner_is_the_script_with_a_pipe_in_the_substitution() {
+    local shell
+    for shell in bash dash; do
+        check_owner_form "$shell" '"$RLR" -k KEY --hold | tee /dev/null' "$shell, | tee"
+        check_owner_form "$shell" '"$RLR" -k KEY --hold | cat' "$shell, | cat"
+        check_owner_form "$shell" '"$RLR" -k KEY --hold 2>&1 | grep export' "$shell, 2>&1 | grep"
+        check_owner_form "$shell" '"$RLR" -k KEY --hold | cat | tee /dev/null' "$shell, | cat | tee"
+    done
+}
+
+# Output that goes down a pipe no caller reads: no process can be told to be the script, and a
+# hold whose owner is a guess could end a moment later. Refused before Redis is asked; --owner
+# names the owner then.
+test_a_hold_whose_output_no_caller_reads_is_refused() {
+    local before shell
+    before=$(database_snapshot)
+    for shell in bash dash; do
+        run_script "$shell" '
+            { "$RLR" -k unread --hold; echo "hold=$?" >&2; } | cat >/dev/null
+            { "$RLR" -k unread --hold; echo "piped=$?" >&2; } | tee /dev/null | cat >/dev/null
+            x=$({ "$RLR" -k unread --hold; echo "inner=$?" >&2; } | cat >/dev/null)
+            echo "lock=$(redis-cli -p '"$REDIS_PORT"' exists unread)"
+        '
+        expect_contains "$out" "hold=64" "$shell: a hold whose output goes to | cat >/dev/null"
+        expect_contains "$out" "piped=64" "$shell: through two filters"
+        expect_contains "$out" "inner=64" "$shell: inside a \$(...) whose shell reads another pipe"
+        expect_contains "$out" "lock=0" "$shell: the lock is not held meanwhile"
+        expect_contains "$out" "cannot tell whose hold it is" "$shell: the message"
+        expect_contains "$out" "--owner PID (e.g. --owner \$\$)" "$shell: the message says what to do"
+        expect_eq "$(grep -c '^redlockrun: cannot tell whose hold it is: .*--owner PID' <<<"$out")" \
+            3 "$shell: a line for each refusal, saying what to do"
+    done
+    expect_eq "$(database_snapshot)" "$before" "nothing changed in Redis"
+    [ -z "$(ls -A "$HOLDS" 2>/dev/null)" ] || fail "a refused hold left files: $(ls "$HOLDS")"
+}
+
+# --owner PID of the caller's own process: the way to a hold whose output goes elsewhere.
+test_owner_pid_of_the_callers_own_process_owns_the_hold() {
+    run_script bash '
+        "$RLR" -k own-pid --owner $$ --hold | cat >"'"$WORK/assignments"'" || exit 9
+        . "'"$WORK/assignments"'"
+        echo "pid=$$"
+        "$RLR" -k own-pid --status
+        "$RLR" --check; echo "check=$?"
+    '
+    expect_status 0 "the script"
+    local pid
+    pid=$(sed -n 's/^pid=//p' <<<"$out")
+    expect_contains "$out" "own-pid: held by $(hostname) pid $pid (a hold)" "held by the script"
+    expect_contains "$out" "check=0" "--check"
+    wait_for "the lock is let go when the script exits" eval "! lock_held own-pid"
+
+    # A process of the caller's other than its parent: the hold ends when that one exits.
+    sleep 30 &
+    local sleeper=$!
+    BACKGROUND_PIDS+=("$sleeper")
+    eval "$("$REDLOCKRUN" -k own-sleeper --owner "$sleeper" --hold)" || {
+        fail "--owner of the caller's sleep"
+        return
+    }
+    run_rlr -k own-sleeper --status
+    expect_contains "$out" "own-sleeper: held by $(hostname) pid $sleeper (a hold)" "held by the sleep"
+    kill "$sleeper"
+    wait_for "the lock is let go when the sleep exits" eval "! lock_held own-sleeper"
+}
+
+# The keeper signals its owner on a loss: even root may not name another user's process.
+test_owner_pid_of_another_users_process_is_refused() {
+    local other
+    if [ "$(id -u)" = 0 ]; then
+        setpriv --reuid=nobody --regid=nogroup --clear-groups sleep 30 &
+        other=$!
+        BACKGROUND_PIDS+=("$other")
+        wait_for "the sleep runs as nobody" \
+            eval '[ "$(awk "/^Uid:/ {print \$2}" /proc/'"$other"'/status)" = "$(id -u nobody)" ]' ||
+            return
+    else
+        other=$(ps -e -o pid=,uid= | awk '$1 > 1 && $2 == 0 { print $1; exit }') # root's
+    fi
+    local before
+    before=$(database_snapshot)
+    run_rlr -k foreign-owner --owner "$other" --hold
+    expect_status 64 "--owner of another user's process"
+    expect_contains "$err" "--owner: process $other belongs to another user" "the message"
+    expect_eq "$(wc -l <<<"$err")" 1 "one line"
+    expect_eq "$(rcli exists foreign-owner)" 0 "the lock is not taken"
+    expect_eq "$(database_snapshot)" "$before" "nothing changed in Redis"
 }
 
 test_the_owner_is_an_interactive_shell() {

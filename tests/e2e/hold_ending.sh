@@ -227,12 +227,13 @@ while time.time() < end:
         try:
             seen += os.read(fd, 4096)
         except OSError:
-            break
+            pass  # the terminal was hung up: the script and the keeper are gone
     done, status = os.waitpid(pid, os.WNOHANG)
     if done:
         print(seen.decode(errors="replace"))
         print(f"signal={os.WTERMSIG(status) if os.WIFSIGNALED(status) else 'none'}")
         sys.exit(0)
+    time.sleep(0.05)
 print(seen.decode(errors="replace"))
 print("still running")
 os.kill(pid, 9)
