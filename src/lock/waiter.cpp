@@ -71,9 +71,10 @@ public:
 private:
     using Try = Expected<Attempt, CallFailure>;
 
-    // A grant made ready to hand over: renewed first if its first renewal is due already. Nothing
-    // when its validity ran out on the local clock before that (the lock was then released, if it
-    // was still ours).
+    // A grant made ready to hand over: renewed first if its first renewal is due already, or if
+    // its validity ran out on the local clock (the server may have granted it late, for the whole
+    // TTL). Nothing when a renewal finds it lost, or when a renewal's answer, too, comes after its
+    // validity ran out and the wait allows no more (the lock was then released).
     Expected<std::optional<Acquired>, CallFailure> ready(const Granted& grant, SteadyTime sent);
     // Sits out a spell of Redis being unreachable: pauses before the next attempt, or ends the
     // wait. A signal during the pause stops it.
@@ -205,15 +206,44 @@ Expected<std::optional<Acquired>, CallFailure> Waiter::ready(const Granted& gran
                                                              SteadyTime sent) {
     const Millis ttl = lock_.params().ttl;
     Acquired acquired{grant, Millis{0}, sent};
-    const SteadyTime usable_until = validity_deadline(sent, grant.validity, ttl);
-    if (steady_now() >= fresh_until(sent, grant.validity, ttl) && steady_now() < usable_until) {
-        // The BLPOP blocked, or the reply waited unread, for a third of the TTL or more (or a
-        // retried acquire found little left of an earlier grant): the command would start with
-        // its first renewal overdue.
-        log_.info("renewing {} before the command starts: it was requested {} ago", key(),
-                  format_duration(steady_now() - sent));
+    for (bool renewed = false;; renewed = true) {
+        const SteadyTime usable_until =
+            validity_deadline(acquired.valid_from, acquired.grant.validity, ttl);
+        const SteadyTime now = steady_now();
+        if (now < (renewed ? usable_until
+                           : fresh_until(acquired.valid_from, acquired.grant.validity, ttl))) {
+            break;
+        }
+        if (now < usable_until) {
+            // The BLPOP blocked, or the reply waited unread, for a third of the TTL or more (or a
+            // retried acquire found little left of an earlier grant): the command would start
+            // with its first renewal overdue.
+            log_.info("renewing {} before the command starts: it was requested {} ago", key(),
+                      format_duration(now - acquired.valid_from));
+        } else if (!renewed || time_left()) {
+            // Nothing this machine knows says that the lock is still ours, but the server may
+            // well have granted it late, for the whole TTL: a server that stalled, or a request
+            // that took long to reach it. A renewal asks, and counts from its own send time; it
+            // succeeds only if the lock has been ours on the server since the grant. Given back
+            // instead, the lock would go to the waiters the release wakes, who came after this
+            // one, and this waiter would queue behind them (docs/lock.md, "The queue").
+            log_.info("{} was granted, but its validity ran out on this machine's clock {} after "
+                      "it was requested, before the command could start; renewing it, in case "
+                      "the server granted it late",
+                      key(), format_duration(now - acquired.valid_from));
+        } else {
+            // A renewal whose answer came too late as well, and no more waiting: never start the
+            // command on a grant that cannot be counted on; the release deletes nothing that is
+            // not ours.
+            log_.info("{} was renewed, but the renewal's validity ran out on this machine's clock "
+                      "{} after it was requested, before the command could start; releasing it",
+                      key(), format_duration(now - acquired.valid_from));
+            lock_.release();
+            return std::optional<Acquired>{};
+        }
         const SteadyTime renewal_sent = steady_now();
-        auto renewal = lock_.renew(usable_until);
+        // An answer is of use until the renewal's own validity would have run out.
+        auto renewal = lock_.renew(validity_deadline(renewal_sent, ttl, ttl));
         if (!renewal) {
             lock_.release(); // best effort: a grant that will not be used is not left behind
             return unexpected(std::move(renewal.error()));
@@ -222,19 +252,10 @@ Expected<std::optional<Acquired>, CallFailure> Waiter::ready(const Granted& gran
             log_.info("{} was lost before the command could start: {}", key(), describe(*lost));
             return std::optional<Acquired>{};
         }
-        const auto& renewed = std::get<Renewed>(*renewal);
-        acquired.grant.value = renewed.value;
-        acquired.grant.validity = renewed.validity;
+        const auto& renewed_grant = std::get<Renewed>(*renewal);
+        acquired.grant.value = renewed_grant.value;
+        acquired.grant.validity = renewed_grant.validity;
         acquired.valid_from = renewal_sent;
-    }
-    if (steady_now() >= validity_deadline(acquired.valid_from, acquired.grant.validity, ttl)) {
-        // Never start the command on a grant that cannot be counted on any more; the lock may well
-        // be someone else's by now, and the release below deletes nothing that is not ours.
-        log_.info("{} was granted, but its validity ran out on this machine's clock {} after it "
-                  "was requested, before the command could start; releasing it",
-                  key(), format_duration(steady_now() - acquired.valid_from));
-        lock_.release();
-        return std::optional<Acquired>{};
     }
     acquired.waited = waited();
     acquired.after_busy = announced_;

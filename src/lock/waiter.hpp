@@ -5,8 +5,12 @@
 //
 // A grant is handed over only while it can be counted on: its validity counts from the send time of
 // the request the server granted (lock/validity.hpp). A grant whose first renewal is already due
-// by then is renewed first, and one whose validity has run out on the local clock (redlockrun was
-// paused, the machine stalled) is released, if it is still ours, and waited for again.
+// by then is renewed first, and so is one whose validity has run out on the local clock: the
+// server may have run the request late (it stalled), and granted the lock for the whole TTL. The
+// renewal counts from its own send time, and succeeds only if the lock has been ours since the
+// grant: the waiter then keeps the lock it waited for in turn, rather than giving it to those
+// queued behind it. A grant the renewal finds lost (redlockrun was paused past the TTL, and the
+// server let it expire) is waited for again.
 //
 // A wait survives a lost connection or a restarted server: once Redis has answered, a broken
 // connection is reconnected with jittered backoff for as long as the wait allows. The run's first
@@ -62,8 +66,8 @@ struct GaveUp {
 };
 
 // The lock was granted, but its validity ran out on the local clock before the command could start
-// (redlockrun was suspended or starved), and the wait allowed no further attempt. Nothing is left
-// locked.
+// (redlockrun was suspended or starved) and a renewal found it lost, or came too late as well, and
+// the wait allowed no further attempt. Nothing is left locked.
 struct TooLate {
     Millis waited{0};
 };

@@ -140,6 +140,62 @@ test_a_queued_writer_killed_while_waiting_is_passed_over_after_its_wake_up() {
     expect_eq "$(rcli exists db "$OWNER" "$QUEUE")" 0 "nothing stays locked or queued"
 }
 
+# A server of its own, which DEBUG SLEEP can stall, becomes the test's server (REDIS_PORT for rcli,
+# REDLOCKRUN_URL for the runs): Redis 7 and Valkey refuse DEBUG unless enable-debug-command allows
+# it, an option Redis 6 does not know, and no server lets it be changed while it runs.
+use_a_server_that_can_stall() {
+    local options=()
+    if [ -n "$(rcli config get enable-debug-command)" ]; then
+        options=(--enable-debug-command local)
+    fi
+    start_redis STALL "${options[@]}"
+    REDIS_PORT=$STALL_PORT
+    export REDLOCKRUN_URL="redis://127.0.0.1:$STALL_PORT"
+}
+
+# Whether the server is in the middle of a stall: a PING goes unanswered for 0.2 s.
+server_stalls() { ! timeout 0.2 redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1; }
+
+# The server stalls (DEBUG SLEEP 2.5) while a writer waits behind a reader, all with a TTL of 2 s:
+# the reader's renewals go unanswered until it is too late (76), and the writer's request runs only
+# after the stall, so its grant, counted from the time the writer sent it, comes back already spent
+# on the writer's clock. The server granted it after the stall, for the whole TTL: the writer
+# renews it and runs. It keeps the place it queued for; the readers that came during the stall
+# go after it.
+test_a_queued_writer_keeps_its_place_when_the_server_stalls() {
+    use_a_server_that_can_stall
+    take r1 -s -t 2s
+    wait_for "the first reader" holders_are 1
+    take w -x -t 2s -w 30s
+    wait_for "the writer to be queued" queued_are 1
+    wait_for "the writer to block" blocked_clients_are 1
+    rcli debug sleep 2.5 >/dev/null &
+    local sleeper=$!
+    wait_for "the server to stall" server_stalls || return
+    take r2 -s -t 2s -w 30s
+    take r3 -s -t 2s -w 30s
+    alive "$sleeper" || fail "the stall ended before the late readers were started"
+    wait "$sleeper"
+    wait_for "the writer or a late reader to start" eval "started w || started r2 || started r3"
+    started r2 && fail "a reader that came during the stall went ahead of the writer queued before it"
+    started r3 && fail "a reader that came during the stall went ahead of the writer queued before it"
+    touch "$WORK/release-w"
+    wait_for "the writer to start" started w
+    wait_for "r2 to start" started r2
+    wait_for "r3 to start" started r3
+    case $(start_order) in
+    "r1 w r2 r3 " | "r1 w r3 r2 ") ;;
+    *) fail "the order they started in: $(start_order)" ;;
+    esac
+    touch "$WORK/release-r2" "$WORK/release-r3"
+    exit_of "$r1"
+    expect_eq "$?" 76 "the first reader's exit status (its renewals went unanswered in the stall): $(cat "$WORK/r1.err")"
+    for name in w r2 r3; do
+        exit_of "${!name}" || fail "$name failed: $(cat "$WORK/$name.err")"
+    done
+    expect_eq "$(rcli exists db "$OWNER" "$QUEUE")" 0 "nothing stays locked or queued"
+}
+
 test_a_release_lets_in_every_shared_waiter_at_the_head_at_once() {
     take w -x
     wait_for "the writer" lock_held db
