@@ -28,4 +28,16 @@ SteadyTime renewal_due(SteadyTime sent, Millis validity, Millis ttl);
 // that found an earlier attempt's grant with less than two thirds of it left.
 SteadyTime fresh_until(SteadyTime sent, Millis validity, Millis ttl);
 
+// What a waiter does at `now` with a grant, or with the renewal of one, before its command starts.
+enum class BeforeStart { start, renew_first, give_back };
+
+// A grant (`renewed` false) is started on while it is fresh, and renewed first otherwise: when its
+// first renewal is due, and also once its validity has run out on this machine's clock, since the
+// server may have run the request late (it stalled) and granted the whole TTL, which only a
+// renewal can tell; given back, the lock would go to the waiters queued behind this one. A
+// renewal is started on until its deadline; one whose answer came after that is renewed again if
+// the wait allows more (`may_wait_more`), and given back otherwise.
+BeforeStart before_start(SteadyTime now, SteadyTime sent, Millis validity, Millis ttl, bool renewed,
+                         bool may_wait_more);
+
 } // namespace redlockrun::lock

@@ -207,39 +207,41 @@ Expected<std::optional<Acquired>, CallFailure> Waiter::ready(const Granted& gran
     const Millis ttl = lock_.params().ttl;
     Acquired acquired{grant, Millis{0}, sent};
     for (bool renewed = false;; renewed = true) {
-        const SteadyTime usable_until =
-            validity_deadline(acquired.valid_from, acquired.grant.validity, ttl);
         const SteadyTime now = steady_now();
-        if (now < (renewed ? usable_until
-                           : fresh_until(acquired.valid_from, acquired.grant.validity, ttl))) {
+        const BeforeStart step = before_start(now, acquired.valid_from, acquired.grant.validity,
+                                              ttl, renewed, time_left());
+        if (step == BeforeStart::start) {
             break;
         }
-        if (now < usable_until) {
+        const Millis requested_ago = now - acquired.valid_from;
+        if (step == BeforeStart::give_back) {
+            // A renewal whose answer came too late as well, and no more waiting: never start the
+            // command on a grant that cannot be counted on; the release deletes nothing that is
+            // not ours.
+            log_.info("{} was renewed, but the renewal's validity ran out on this machine's clock "
+                      "{} after it was requested, before the command could start; releasing it",
+                      key(), format_duration(requested_ago));
+            lock_.release();
+            return std::optional<Acquired>{};
+        }
+        if (now < validity_deadline(acquired.valid_from, acquired.grant.validity, ttl)) {
             // The BLPOP blocked, or the reply waited unread, for a third of the TTL or more (or a
             // retried acquire found little left of an earlier grant): the command would start
             // with its first renewal overdue.
             log_.info("renewing {} before the command starts: it was requested {} ago", key(),
-                      format_duration(now - acquired.valid_from));
-        } else if (!renewed || time_left()) {
+                      format_duration(requested_ago));
+        } else {
             // Nothing this machine knows says that the lock is still ours, but the server may
             // well have granted it late, for the whole TTL: a server that stalled, or a request
             // that took long to reach it. A renewal asks, and counts from its own send time; it
             // succeeds only if the lock has been ours on the server since the grant. Given back
             // instead, the lock would go to the waiters the release wakes, who came after this
             // one, and this waiter would queue behind them (docs/lock.md, "The queue").
-            log_.info("{} was granted, but its validity ran out on this machine's clock {} after "
-                      "it was requested, before the command could start; renewing it, in case "
-                      "the server granted it late",
-                      key(), format_duration(now - acquired.valid_from));
-        } else {
-            // A renewal whose answer came too late as well, and no more waiting: never start the
-            // command on a grant that cannot be counted on; the release deletes nothing that is
-            // not ours.
-            log_.info("{} was renewed, but the renewal's validity ran out on this machine's clock "
-                      "{} after it was requested, before the command could start; releasing it",
-                      key(), format_duration(now - acquired.valid_from));
-            lock_.release();
-            return std::optional<Acquired>{};
+            log_.info("{} was {}, but its validity ran out on this machine's clock {} after it "
+                      "was requested, before the command could start; renewing it, in case the "
+                      "server {} late",
+                      key(), renewed ? "renewed" : "granted", format_duration(requested_ago),
+                      renewed ? "renewed it" : "granted it");
         }
         const SteadyTime renewal_sent = steady_now();
         // An answer is of use until the renewal's own validity would have run out.

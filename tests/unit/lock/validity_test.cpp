@@ -50,3 +50,34 @@ TEST_CASE("validity: a grant is fresh until less is left than at a fresh grant's
     CHECK(fresh_until(sent, Millis{100}, Millis{100}) <
           validity_deadline(sent, Millis{100}, Millis{100}));
 }
+
+TEST_CASE("validity: before the start, a grant is started on, renewed first, or given back") {
+    const SteadyTime sent{Millis{1'000'000}};
+    const Millis ttl{30000};
+    const SteadyTime due = fresh_until(sent, ttl, ttl);
+    const SteadyTime spent = validity_deadline(sent, ttl, ttl);
+    for (bool may_wait_more : {true, false}) {
+        CAPTURE(may_wait_more);
+        // A fresh grant is started on.
+        CHECK(before_start(sent, sent, ttl, ttl, false, may_wait_more) == BeforeStart::start);
+        CHECK(before_start(due - Millis{1}, sent, ttl, ttl, false, may_wait_more) ==
+              BeforeStart::start);
+        // Its first renewal due: renewed first.
+        CHECK(before_start(due, sent, ttl, ttl, false, may_wait_more) == BeforeStart::renew_first);
+        // Its validity spent on this machine's clock: renewed too, whatever the wait allows. The
+        // server may have granted it late (it stalled), for the whole TTL; given back, it would go
+        // to the waiters queued behind.
+        CHECK(before_start(spent, sent, ttl, ttl, false, may_wait_more) ==
+              BeforeStart::renew_first);
+        CHECK(before_start(spent + Millis{60000}, sent, ttl, ttl, false, may_wait_more) ==
+              BeforeStart::renew_first);
+        // A renewal is started on until its deadline, even with its own next renewal due.
+        CHECK(before_start(due, sent, ttl, ttl, true, may_wait_more) == BeforeStart::start);
+        CHECK(before_start(spent - Millis{1}, sent, ttl, ttl, true, may_wait_more) ==
+              BeforeStart::start);
+    }
+    // A renewal whose answer came after its deadline: renewed again while the wait allows, then
+    // given back.
+    CHECK(before_start(spent, sent, ttl, ttl, true, true) == BeforeStart::renew_first);
+    CHECK(before_start(spent, sent, ttl, ttl, true, false) == BeforeStart::give_back);
+}
