@@ -3,24 +3,7 @@
 # across CI steps; its owner, its bound, and what --release and --check report.
 . "$(dirname "$0")/lib.sh"
 
-# Holds live in a folder of the test's own.
-export XDG_RUNTIME_DIR="$WORK/runtime"
-mkdir -m 700 "$XDG_RUNTIME_DIR"
-HOLDS="$XDG_RUNTIME_DIR/redlockrun"
-
-# Keepers are detached (their own session): none may outlive the suite.
-kill_keepers() {
-    local record pid
-    for record in "$HOLDS"/hold.*; do
-        [ -f "$record" ] || continue
-        pid=$(sed -n 's/^keeper=//p' "$record")
-        [ -n "$pid" ] && [ "$pid" != 0 ] && kill -KILL "$pid" 2>/dev/null
-    done
-}
-trap 'kill_keepers; cleanup' EXIT
-
-# The keeper's pid, from the record its handle names.
-keeper_of() { sed -n 's/^keeper=//p' "$1"; }
+. "$(dirname "$0")/hold_lib.sh"
 
 # Runs SCRIPT with SHELL (sh -c), REDLOCKRUN set; its stdout and stderr go to $WORK/script.out.
 run_script() {

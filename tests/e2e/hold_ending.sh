@@ -4,21 +4,7 @@
 # bounded, -E 0, an owner that exits while --hold waits, and what holds that ended unseen leave.
 . "$(dirname "$0")/lib.sh"
 
-export XDG_RUNTIME_DIR="$WORK/runtime"
-mkdir -m 700 "$XDG_RUNTIME_DIR"
-HOLDS="$XDG_RUNTIME_DIR/redlockrun"
-
-kill_keepers() {
-    local record pid
-    for record in "$HOLDS"/hold.*; do
-        [ -f "$record" ] || continue
-        pid=$(sed -n 's/^keeper=//p' "$record")
-        [ -n "$pid" ] && [ "$pid" != 0 ] && kill -CONT "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
-    done
-}
-trap 'kill_keepers; cleanup' EXIT
-
-keeper_of() { sed -n 's/^keeper=//p' "$1"; }
+. "$(dirname "$0")/hold_lib.sh"
 
 
 # A script that takes a hold, writes its handle, and runs a long command whose pid it writes too;
@@ -50,6 +36,23 @@ start_holding_script() { # KEY NAME [setsid] [extra hold options...]
 start_witness() { # KEY PID MARKER
     # A zombie is gone too: it waits only for init to reap it.
     start_bg witness -w 60s -k "$1" -- sh -c "case \$(ps -o stat= -p $2) in ''|Z*) echo gone ;; *) echo alive ;; esac > '$3'"
+}
+
+# A script in a group of its own (as cron starts one), with TRAP as its first line, that holds KEY
+# with OPTIONS and runs a child that ignores SIGTERM. Sets script and deaf (the child's pid).
+start_deaf_script() { # KEY NAME TRAP OPTIONS
+    local key=$1 name=$2 trap_line=$3 options=$4
+    RLR="$REDLOCKRUN" setsid -w bash -c "$trap_line"'
+        h=$("$RLR" -k '"$key $options"' --hold) || exit 9
+        eval "$h"
+        sh -c "trap \"\" TERM; echo \$\$ > '"$WORK/$name.pid"'; while :; do sleep 0.1; done" &
+        wait
+    ' >/dev/null 2>&1 &
+    script=$!
+    BACKGROUND_PIDS+=("$script")
+    wait_for "$name: the child that ignores SIGTERM runs" test -s "$WORK/$name.pid" || return 1
+    read_number deaf "$WORK/$name.pid" || return 1
+    BACKGROUND_PIDS+=("$deaf")
 }
 
 # The owner killed (TERM or KILL) while its command runs: the command is stopped before the lock
@@ -88,18 +91,8 @@ test_the_owner_killed_stops_its_command_before_the_lock_is_let_go() {
 # A command that ignores SIGTERM is killed after --kill-after, and only then is the lock let go.
 test_a_command_that_ignores_sigterm_is_killed_before_the_lock_is_let_go() {
     local key=stubborn
-    RLR="$REDLOCKRUN" setsid -w bash -c '
-        h=$("$RLR" -k '"$key"' --kill-after 1s --hold) || exit 9
-        eval "$h"
-        sh -c "trap \"\" TERM; echo \$\$ > '"$WORK/stubborn.sleep"'; while :; do sleep 0.1; done" &
-        wait
-    ' >/dev/null 2>&1 &
-    local script=$!
-    BACKGROUND_PIDS+=("$script")
-    wait_for "the command starts" test -s "$WORK/stubborn.sleep" || return
-    local stubborn
-    read_number stubborn "$WORK/stubborn.sleep" || return
-    BACKGROUND_PIDS+=("$stubborn")
+    start_deaf_script "$key" stubborn "" "--kill-after 1s" || return
+    local stubborn=$deaf
     start_witness "$key" "$stubborn" "$WORK/stubborn.witness"
     wait_for "the witness waits" blocked_clients_are 1 || return
     kill -KILL "$script"
@@ -248,19 +241,9 @@ PYTHON
 # A --release from the owner's trap while its work is being stopped is answered at once, but the
 # lock is let go only once that work has stopped: a child that ignores SIGTERM is killed first.
 test_a_release_during_the_stop_waits_for_the_work() {
-    RLR="$REDLOCKRUN" setsid -w bash -c '
-        trap "\"\$RLR\" --release; echo release=\$? > '"$WORK/trap.status"'; exit 76" TERM
-        h=$("$RLR" -k trapped-stop --max-hold 1s --kill-after 1s --hold) || exit 9
-        eval "$h"
-        sh -c "trap \"\" TERM; echo \$\$ > '"$WORK/deaf.pid"'; while :; do sleep 0.1; done" &
-        wait
-    ' >/dev/null 2>&1 &
-    local script=$!
-    BACKGROUND_PIDS+=("$script")
-    wait_for "the deaf child runs" test -s "$WORK/deaf.pid" || return
-    local deaf
-    read_number deaf "$WORK/deaf.pid" || return
-    BACKGROUND_PIDS+=("$deaf")
+    start_deaf_script trapped-stop deaf \
+        'trap "\"\$RLR\" --release; echo release=\$? > '"$WORK/trap.status"'; exit 76" TERM' \
+        "--max-hold 1s --kill-after 1s" || return
     start_witness trapped-stop "$deaf" "$WORK/deaf.witness"
     exit_of "$witness"
     expect_eq "$(cat "$WORK/deaf.witness" 2>/dev/null)" gone "the deaf child when the lock was let go"
