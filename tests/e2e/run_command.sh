@@ -102,14 +102,22 @@ test_running_out_of_memory_never_leaves_the_lock_held() {
 # process of root, so as root the run is made by nobody (with a config file nobody can read: the
 # test's own folder is closed to it).
 test_no_room_for_another_process_is_71() {
-    local as_user=()
+    local as_user=() binary=$REDLOCKRUN
     if [ "$(id -u)" = 0 ]; then
         as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+        # nobody may not reach the build's binary (a checkout under /root, mode 700): it runs a
+        # copy in a folder of its own that it can reach, wherever the checkout lies.
+        local reachable
+        reachable=$(mktemp -d /tmp/redlockrun-nobody.XXXXXX)
+        chmod 755 "$reachable"
+        cp "$REDLOCKRUN" "$reachable/redlockrun"
+        chmod 755 "$reachable/redlockrun"
+        binary="$reachable/redlockrun"
     fi
     # The command would write a key: it must not run. In the sanitizer build, LeakSanitizer's
     # check at exit needs a thread of its own, which the limit refuses too: it is left out here.
     ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-        "${as_user[@]}" prlimit --nproc=1 "$REDLOCKRUN" --config /dev/null -k job \
+        "${as_user[@]}" prlimit --nproc=1 "$binary" --config /dev/null -k job \
             -c "redis-cli -p $REDIS_PORT set ran yes" >"$WORK/out" 2>"$WORK/err"
     status=$?
     err=$(cat "$WORK/err")
@@ -118,6 +126,7 @@ test_no_room_for_another_process_is_71() {
     expect_eq "$(rcli exists ran)" 0 "the command did not run"
     expect_eq "$(rcli exists '{job}:redlockrun:fence')" 1 "the lock was taken"
     expect_eq "$(rcli exists job '{job}:redlockrun:owner')" 0 "and released"
+    [ -n "${reachable:-}" ] && rm -rf "$reachable"
 }
 
 # Standard input, output and error and one more descriptor leave no room for the signal pipe's two
