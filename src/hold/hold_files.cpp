@@ -305,13 +305,22 @@ void clean_stale_holds(const std::string& folder,
         }
     }
     ::closedir(entries);
+    // A --hold binds its socket, then listens on it: one found between the two refuses a
+    // connection, yet is live. Only a socket older than this is asked.
+    constexpr long long settled_ms = 10000;
     for (const auto& socket : sockets) {
         // A socket beside a record is its keeper's, and goes with it (above); only one without a
         // record (a --hold that never got the lock) is asked whether anyone listens.
         const std::string handle =
             socket.substr(0, socket.size() - std::string_view(".sock").size());
         struct stat record {};
-        if (::lstat(handle.c_str(), &record) != 0 && !someone_listens(socket)) {
+        struct stat made {};
+        if (::lstat(handle.c_str(), &record) == 0 || ::lstat(socket.c_str(), &made) != 0) {
+            continue;
+        }
+        const long long age_ms = now_ms() - (static_cast<long long>(made.st_mtim.tv_sec) * 1000 +
+                                             made.st_mtim.tv_nsec / 1000000);
+        if (age_ms >= settled_ms && !someone_listens(socket)) {
             ::unlink(socket.c_str());
         }
     }

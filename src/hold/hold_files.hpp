@@ -77,7 +77,8 @@ void mark_keeper_gone(HoldRecord& record);
 // the hold ended (killed with SIGKILL) is marked lost, for a later --release or --check to report;
 // a record that ended a day ago or more is removed (no --release came for it: an --owner none
 // hold of a pipeline that was cancelled); a socket that no process listens on (a --hold killed
-// while it waited) is removed. `keeper_running` tells a record's keeper from a later process.
+// while it waited), 10 s old or more, is removed. `keeper_running` tells a record's keeper from a
+// later process.
 void clean_stale_holds(const std::string& folder,
                        const std::function<bool(pid_t, unsigned long long)>& keeper_running);
 
