@@ -1,7 +1,8 @@
 """Shared locks (-s): readers together and writers alone under contention; a reader and a writer
 killed or paused; a restarted server; flushed scripts; a writer stopped or killed in the queue; a
-reader cut off from Redis."""
+server paused while a writer is queued; a reader cut off from Redis."""
 import signal
+import subprocess
 import time
 
 from harness import (ScenarioFailed, begin_of, expect_after_expiry, forgotten_lock, scenario,
@@ -294,6 +295,55 @@ def shared_writer_waiting_killed(s):
     s.wait_exit(writer, timeout=10)
     s.expect_free(r)
     more_load(s, r, sections=15)
+
+
+def connected(r, contenders):
+    """Whether each of CONTENDERS (runs without a prefix: redlockrun is the process started) has a
+    TCP connection to R's port; made while R is stopped, it waits in R's accept queue."""
+    out = subprocess.run(["ss", "-Htnp", "state", "established", f"( dport = :{r.port} )"],
+                         capture_output=True, text=True, check=True).stdout
+    return all(f"pid={c.process.popen.pid}," in out for c in contenders)
+
+
+@scenario("shared-writer-queued-server-pause", runs=(1, 8), sections=(4, 104), promise="""
+    A reader holds the lock (TTL 2 s) and a writer queues behind it; redis-server is stopped with
+    SIGSTOP for 2.5 s, past the TTL, and two more readers are started meanwhile (their
+    connections wait in the stopped server's accept queue). The server runs the writer's pending
+    request only once continued, and grants it the lock for the whole TTL; counted from when the
+    writer sent that request, the grant comes back with its validity spent. Promise: the writer
+    keeps its turn: it renews the grant and its section begins before both late readers'; the
+    first reader's renewals go unanswered, it stops its command and exits 76 before the writer
+    begins (no overlap); the others exit 0; nothing stays locked.""")
+def shared_writer_queued_server_pause(s):
+    r = s.redis()
+    first = s.redlockrun(r, name="first", shared=True, ttl="2s", until="first-may-end",
+                         options=["--kill-after", f"{KILL_AFTER}s"], expect=(76,))
+    s.wait_for("the first reader's section", lambda: s.began(first))
+    writer = s.redlockrun(r, name="writer", ttl="2s", options=["-v", "-w", "60s"])
+    s.wait_for("the writer to be queued and block",
+               lambda: r.call("ZCARD", "{" + s.key + "}:redlockrun:queue") == 1
+               and r.blocked_clients() == 1)
+    r.pause()  # confirmed: stopped
+    paused_at = time.monotonic()
+    late = [s.redlockrun(r, name="late", shared=True, ttl="2s", options=["-w", "60s"])
+            for _ in range(2)]
+    s.confirm("the late readers connected while the server was stopped",
+              lambda: connected(r, late), timeout=2)
+    s.sleep(max(0.0, 2.5 - (time.monotonic() - paused_at)))
+    r.resume()
+    s.wait_exit(first, timeout=20)
+    s.confirm("the writer's grant came back with its validity spent on its clock (its -v log)",
+              lambda: "its validity ran out on this machine's clock" in writer.log(), timeout=20)
+    for reader in late:
+        s.wait_for(f"{reader.id}'s section", lambda: s.began(reader), timeout=20)
+        if not s.began(writer) or begin_of(s, reader)["t"] < begin_of(s, writer)["t"]:
+            raise ScenarioFailed(f"{reader.id}, started while the server was stopped, began before "
+                                 f"{writer.id}, which had queued before the stop")
+    s.fire("first-may-end")
+    for contender in (writer, *late):
+        s.wait_exit(contender, timeout=20)
+    s.expect_free(r)
+    more_load(s, r)
 
 
 @scenario("shared-net-reader-partitioned", runs=(1, 10), sections=(3, 3), timeout=90, promise="""
