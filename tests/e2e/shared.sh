@@ -153,8 +153,8 @@ use_a_server_that_can_stall() {
     export REDLOCKRUN_URL="redis://127.0.0.1:$STALL_PORT"
 }
 
-# Whether the server is in the middle of a stall: a PING goes unanswered for 0.2 s.
-server_stalls() { ! timeout 0.2 redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1; }
+# Whether the server is in the middle of a stall: a PING goes unanswered for half a second.
+server_stalls() { ! timeout 0.5 redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1; }
 
 # The server stalls (DEBUG SLEEP 2.5) while a writer waits behind a reader, all with a TTL of 2 s:
 # the reader's renewals go unanswered until it is too late (76), and the writer's request runs only
