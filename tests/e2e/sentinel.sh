@@ -103,6 +103,10 @@ test_a_holder_keeps_its_lock_across_a_failover() {
     old_node=$(master_node)
     start_bg holder -v --replicas 1 -t 3s -u "$URL" -k job -- bash "$SECTION" "$WORK/sections" holder "$WORK/done" 7
     wait_for "the holder" lock_held job || return
+    # --replicas 1 waits for one replica; the sentinels may promote the other. Both must have the
+    # lock before the failover, or a loss (76) would be right and the test wrong.
+    wait_until 10 "every data node to have the lock" eval '[ "$(nodes_with_key job | wc -l)" = 3 ]' ||
+        return
     keep_master_from_demotion "$old_node"
     force_failover || { reconnect_master "$old_node"; return; }
     local new_master
