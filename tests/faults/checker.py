@@ -38,7 +38,16 @@ It reports, and fails on:
 - a counter that lost an increment: every accepted write must be the previous accepted value + 1;
 - a section that never ended, a section of nobody the scenario started, a contender that exited 0
   without a complete section;
-- an exit status outside the contender's expected set.
+- an exit status outside the contender's expected set;
+- a --check that told a hold it was intact (0) while a newer holder held the lock. The recorder
+  logs a check (recorder.py) with two timestamps: when the section was about to run --check, and
+  when the answer came back; Redis was asked in between. The answer 0 is wrong if the whole of
+  that interval lies inside the section of another holder that the checking section may not run
+  beside (any but another reader's, or another semaphore section's) and that is newer: a larger
+  fence, or no fence at all (a classic client's: nothing tells which of the two is stale). That
+  holder was granted the lock before its section began, so before Redis was asked, and a grant
+  of an exclusive lock ends every earlier one: a --check that asks Redis can only answer 76 (or
+  69) then. A section with a smaller fence beside the checking one is the stale one: a 0 is right.
 
 Semaphores (--limit N). Their sections may overlap each other, up to N at once; none may overlap an
 exclusive or a classic section (the pairs are judged as above). Fences cannot order a semaphore's
@@ -110,6 +119,7 @@ class Section:
     shared: bool = False  # the section of a shared lock (redlockrun -s)
     conn: int | None = None  # the recorder's connection number
     reads: list = field(default_factory=list)  # the values of its accepted reads
+    checks: list = field(default_factory=list)  # its --checks: (started, answered, status)
 
     @property
     def semaphore(self):
@@ -134,6 +144,8 @@ class Verdict:
     explained: int = 0
     unexplained: int = 0
     lost: int = 0
+    checks: int = 0  # --check answers the sections recorded
+    wrong_checks: int = 0  # of those, answers of 0 while a newer holder held the lock
     statuses: Counter = field(default_factory=Counter)
     problems: list = field(default_factory=list)
 
@@ -161,6 +173,8 @@ def sections_of(events):
         elif event["ev"] == "end":
             section.end = event["t"]
             section.abrupt = event["abrupt"]
+        elif event["ev"] == "check":
+            section.checks.append((event["started"], event["t"], event["status"]))
     return sorted(by_connection.values(), key=lambda s: s.begin)
 
 
@@ -332,6 +346,37 @@ def check_semaphore(sections, contenders, verdict, forever):
         verdict.explained += 1
 
 
+def check_answers(sections, verdict):
+    """Counts the --check answers of the sections, and fails each 0 (the hold intact) whose whole
+    interval, from before the call to after its answer, lies inside the section of a newer holder
+    that the checking one may not run beside: a larger fence, or a classic section (no fence)."""
+    for section in sections:
+        for started, answered, status in section.checks:
+            verdict.checks += 1
+            if status != 0:
+                continue
+            for other in sections:
+                ended = other.end if other.end is not None else float("inf")
+                if other.holder == section.holder or other.begin >= started or ended <= answered:
+                    continue
+                if (section.semaphore and other.semaphore) or (section.reader and other.reader):
+                    continue  # they hold the lock together
+                if other.kind == "classic" or other.fence is None:
+                    why = "a classic section, which no fence tells apart from a stale one"
+                elif section.fence is not None and other.fence > section.fence:
+                    why = "a newer holder: its grant ended this one's before Redis was asked"
+                else:
+                    continue  # the other is the stale one: the hold is intact
+                verdict.wrong_checks += 1
+                verdict.problems.append(
+                    f"unexplained --check answer: {section.holder} (fence {section.fence}) was "
+                    f"told its hold was intact (0) by a --check asked "
+                    f"{(started - other.begin) / 1e9:.2f} s after the section of {other.holder} "
+                    f"(fence {other.fence}) began, and answered before it ended; {other.holder} "
+                    f"is {why}")
+                break
+
+
 def check(events, contenders):
     verdict = Verdict()
     by_id = {c["id"]: c for c in contenders}
@@ -372,6 +417,7 @@ def check(events, contenders):
                 continue
             check_overlap(earlier, later, by_id, verdict, forever)
     check_semaphore(sections, by_id, verdict, forever)
+    check_answers(sections, verdict)
 
     fenced = [s for s in sections if s.kind == "redlockrun" and s.fence is not None]
     largest = {}  # mode -> the section with the largest fence among those that began so far

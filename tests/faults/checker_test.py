@@ -103,6 +103,12 @@ class History:
         self.events.append({"t": t, "ev": "read", "conn": conn, "value": self.counter,
                             "accepted": accepted})
 
+    def check(self, started, answered, holder, status):
+        """A --check that HOLDER's section ran from STARTED to ANSWERED, which answered STATUS."""
+        conn, _, fence = self.conns[holder]
+        self.events.append({"t": answered, "ev": "check", "conn": conn, "holder": holder,
+                            "fence": fence, "status": status, "started": started})
+
     def end(self, t, holder, abrupt=False):
         self.events.append({"t": t, "ev": "end", "conn": self.conns[holder][0], "abrupt": abrupt})
 
@@ -119,7 +125,9 @@ class History:
 
     def verdict(self):
         """The checker's verdict; the times given in seconds are the recorder's nanoseconds."""
-        events = [dict(e, t=int(e["t"] * 1e9)) for e in sorted(self.events, key=lambda e: e["t"])]
+        events = [dict(e, t=int(e["t"] * 1e9), **({"started": int(e["started"] * 1e9)}
+                                                  if "started" in e else {}))
+                  for e in sorted(self.events, key=lambda e: e["t"])]
         return check(events, self.contenders)
 
 
@@ -488,6 +496,112 @@ class CheckerTest(unittest.TestCase):
         h.write(1, "a", accepted=False)
         h.end(2, "a")
         self.assertFlags(h.verdict(), "had no REDLOCKRUN_FENCE")
+
+
+class CheckAnswerTest(unittest.TestCase):
+    """--check answers that a hold's section recorded: 0 (intact) is wrong while a newer holder's
+    section runs from before the check started until after it answered."""
+
+    assertFlags = CheckerTest.assertFlags
+
+    def lost_hold(self, checks, newer_fence=2, newer_kind="redlockrun", stale_status=76):
+        """A hold (fence 1) whose lock was lost: it runs on beside b, which begins at 5 and ends
+        at 10, and ends at 9, allowed to. Its section's CHECKS are (started, answered, status)."""
+        h = History()
+        h.contender("a", status=stale_status, expect=(stale_status,), may_overlap=5)
+        h.contender("b", kind=newer_kind)
+        h.begin(0, "a", 1)
+        h.write(1, "a")
+        h.begin(5, "b", newer_fence, kind=newer_kind)
+        h.write(6, "b")
+        h.write(7, "a", value=1)  # stale: refused
+        for started, answered, status in checks:
+            h.check(started, answered, "a", status)
+        h.end(9, "a", abrupt=True)
+        h.end(10, "b")
+        return h.verdict()
+
+    def test_a_check_of_0_inside_a_newer_holders_section_fails(self):
+        v = self.lost_hold([(7.5, 7.6, 0)])
+        self.assertFlags(v, "unexplained --check answer: a (fence 1) was told its hold was intact "
+                            "(0) by a --check asked 2.50 s after the section of b (fence 2) "
+                            "began, and answered before it ended; b is a newer holder")
+        self.assertEqual((v.checks, v.wrong_checks), (1, 1))
+
+    def test_a_check_of_0_before_the_newer_holder_began_passes(self):
+        v = self.lost_hold([(2, 2.1, 0), (7.5, 7.6, 76)])
+        self.assertTrue(v.ok, v.problems)
+        self.assertEqual((v.checks, v.wrong_checks, v.explained), (2, 0, 1))
+
+    def test_a_check_of_76_inside_a_newer_holders_section_passes(self):
+        v = self.lost_hold([(5.5, 5.6, 76), (7.5, 7.6, 76)])
+        self.assertTrue(v.ok, v.problems)
+        self.assertEqual((v.checks, v.wrong_checks), (2, 0))
+
+    def test_a_check_that_may_have_asked_before_the_newer_grant_passes(self):
+        # Started before b's section began and answered after: Redis may have been asked before
+        # b's grant, while a still held the lock. Likewise one answered after b's section ended.
+        v = self.lost_hold([(4.9, 5.1, 0), (9.9, 10.1, 0)])
+        self.assertTrue(v.ok, v.problems)
+
+    def test_a_check_of_69_passes(self):
+        self.assertTrue(self.lost_hold([(7.5, 7.6, 69)]).ok)
+
+    def test_a_check_of_0_beside_an_older_stale_holder_passes(self):
+        # The newer holder is the one asking: the stale one running on does not make it wrong.
+        h = History()
+        h.contender("a", status=76, expect=(76,), may_overlap=5)
+        h.contender("b")
+        h.begin(0, "a", 1)
+        h.write(1, "a")
+        h.begin(5, "b", 2)
+        h.write(6, "b")
+        h.check(6.5, 6.6, "b", 0)
+        h.end(8, "a", abrupt=True)
+        h.end(10, "b")
+        v = h.verdict()
+        self.assertTrue(v.ok, v.problems)
+        self.assertEqual((v.checks, v.wrong_checks), (1, 0))
+
+    def test_a_check_of_0_inside_a_classic_section_fails(self):
+        v = self.lost_hold([(7.5, 7.6, 0)], newer_fence=None, newer_kind="classic")
+        self.assertFlags(v, "unexplained --check answer: a (fence 1) was told its hold was intact "
+                            "(0) by a --check asked 2.50 s after the section of b (fence None) "
+                            "began, and answered before it ended; b is a classic section")
+
+    def test_a_check_of_0_inside_a_section_that_never_ended_fails(self):
+        h = History()
+        h.contender("a")
+        h.contender("b")
+        h.section(0, 4, "a", 1)
+        h.begin(2, "b", 2)
+        h.check(3, 3.1, "a", 0)
+        self.assertFlags(h.verdict(), "unexplained --check answer: a (fence 1)")
+
+    def test_readers_checks_of_0_beside_each_other_pass(self):
+        h = History()
+        for holder, fence in (("r1", 1), ("r2", 2)):
+            h.contender(holder, shared=True)
+        h.begin(0, "r1", 1, shared=True)
+        h.begin(1, "r2", 2, shared=True)
+        h.check(2, 2.1, "r1", 0)
+        h.end(3, "r1")
+        h.end(4, "r2")
+        v = h.verdict()
+        self.assertTrue(v.ok, v.problems)
+        self.assertEqual((v.checks, v.wrong_checks), (1, 0))
+
+    def test_a_readers_check_of_0_inside_a_newer_writers_section_fails(self):
+        h = History()
+        h.contender("r", shared=True, status=76, expect=(76,), may_overlap=5)
+        h.contender("x")
+        h.begin(0, "r", 1, shared=True)
+        h.begin(2, "x", 2)
+        h.write(2.5, "x")
+        h.check(3, 3.1, "r", 0)
+        h.end(4, "r", abrupt=True)
+        h.end(5, "x")
+        self.assertFlags(h.verdict(), "unexplained --check answer: r (fence 1)")
 
 
 class SemaphoreTest(unittest.TestCase):
@@ -959,6 +1073,35 @@ REDLOCKRUN_FENCE=$$ exec "$@"
         with self.assertRaises(TypeError):
             harness.Scenario.redlockrun(None, url="u", shared=True, limit=2)
 
+    def test_a_holds_section_runs_check_when_asked_and_the_recorder_logs_its_answer(self):
+        # A stand-in whose --check answers 76 the second time; the hold's section runs it at the
+        # scenario's request, and the recorder's check events carry the answers in order.
+        count = os.path.join(self.directory, "checks")
+        with open(self.binary, "w", encoding="utf-8") as out:
+            out.write(f"""#!/bin/sh
+case " $* " in
+*" --release "*) exit 0 ;;
+*" --hold "*) echo "REDLOCKRUN_FENCE=$$; export REDLOCKRUN_FENCE"; exit 0 ;;
+*" --check "*) echo x >>{count}; [ "$(wc -l <{count})" -lt 2 ] || exit 76; exit 0 ;;
+esac
+exit 64
+""")
+        answers = []
+
+        def checking(s):
+            hold = s.hold(url="redis://127.0.0.1:1", until="end", checks=True)
+            s.wait_for("the section", lambda: s.began(hold))
+            answers.extend(hold.check() for _ in range(2))
+            s.fire("end")
+            s.confirm("two checks", lambda: True)
+        v = self.run_of(checking, sections=(1, 1))
+        self.assertTrue(v.ok, v.problems)
+        self.assertEqual([a["status"] for a in answers], [0, 76])
+        self.assertTrue(all(a["started"] < a["t"] for a in answers), answers)
+        self.assertEqual((v.checks, v.wrong_checks), (2, 0))
+        with self.assertRaises(TypeError):  # a hold started without checks=True
+            harness.Hold.check(mock.Mock(checks=None, id="h1"))
+
     def test_a_scenario_must_declare_its_minimum_of_sections(self):
         with self.assertRaises(TypeError):
             harness.scenario("undeclared", "a promise")
@@ -1011,6 +1154,29 @@ class RecorderTest(unittest.TestCase):
         events = [json.loads(line) for line in log.getvalue().splitlines()]
         self.assertEqual([e["ev"] for e in events], ["begin", "read", "end"])
         self.assertTrue(events[-1]["abrupt"])
+
+    def test_a_check_is_logged_once_answered_with_the_time_it_started(self):
+        import io
+        import json
+        import socket
+        import threading
+        log = io.StringIO()
+        resource = Resource(log)
+        server, client = socket.socketpair()
+        threading.Thread(target=resource.serve, args=(server, 1), daemon=True).start()
+        answers = []
+        for request in ("CHECKED 0", "BEGIN redlockrun a h 5 0", "CHECK", "CHECKED 76", "END"):
+            client.sendall(request.encode() + b"\n")
+            answers.append(client.recv(100).decode().strip())
+        client.close()
+        # A CHECKED without its CHECK is no answer to log.
+        self.assertEqual(answers, ["ERR begin first", "OK", "OK", "OK", "OK"])
+        events = [json.loads(line) for line in log.getvalue().splitlines()]
+        self.assertEqual([e["ev"] for e in events], ["begin", "check", "end"])
+        check = events[1]
+        self.assertEqual((check["holder"], check["fence"], check["status"]), ("a", 5, 76))
+        self.assertLessEqual(events[0]["t"], check["started"])
+        self.assertLessEqual(check["started"], check["t"])
 
     def place(self, number, fence, limit=2):
         """A request of the semaphore section on connection NUMBER."""

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """A critical section: the command a contender runs while it holds the lock.
 
-    critical.py SOCKET KIND HOLDER HOST STEPS STEP_MS MODE [UNTIL_FILE]
+    critical.py SOCKET KIND HOLDER HOST STEPS STEP_MS MODE [UNTIL_FILE] [--checks FILE REDLOCKRUN]
 
 Connects to the recorder (recorder.py) on SOCKET, begins a section as HOLDER on HOST with the fence
 from $REDLOCKRUN_FENCE (KIND redlockrun) or none (KIND classic), then does STEPS read-sleep-write
@@ -17,18 +17,39 @@ leave the counter alone while a write that came between a reader's read and its 
 undone, an increment lost. It ends the section with END;
 killed, it ends it by closing the connection. Refused writes are the resource's business: the
 section goes on.
+
+With --checks, a hold's section asks whether its hold is intact when the scenario wants it to: FILE
+holds how many checks the scenario asked for so far, and after each step the section runs
+`REDLOCKRUN --check` until it has run that many. Each is told to the recorder around the call:
+CHECK before it starts, CHECKED STATUS once it has returned, so that the recorder's two timestamps
+enclose the moment Redis was asked.
 """
 import os
 import select
 import socket
+import subprocess
 import sys
 import time
 
 
+def checks_wanted(path):
+    """How many checks the scenario has asked for (it replaces FILE whole); 0 before the first."""
+    try:
+        with open(path, encoding="utf-8") as wanted:
+            return int(wanted.read() or 0)
+    except (OSError, ValueError):
+        return 0
+
+
 def main():
-    path, kind, holder, host, steps, step_ms, mode = sys.argv[1:8]
+    args = sys.argv[1:]
+    checks = None
+    if "--checks" in args:
+        at = args.index("--checks")
+        checks, args = args[at + 1:at + 3], args[:at] + args[at + 3:]
+    path, kind, holder, host, steps, step_ms, mode = args[:7]
     increment = 0 if mode == "shared" else 1
-    until = sys.argv[8] if len(sys.argv) > 8 else None
+    until = args[7] if len(args) > 7 else None
     fence = os.environ.get("REDLOCKRUN_FENCE", "-") if kind == "redlockrun" else "-"
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.connect(path)
@@ -38,9 +59,15 @@ def main():
         conn.sendall(request.encode() + b"\n")
         return answers.readline().decode().split()
 
+    def check(redlockrun):
+        ask("CHECK")  # the recorder's timestamp comes before the call starts
+        code = subprocess.run([redlockrun, "--check"], stdin=subprocess.DEVNULL).returncode
+        ask(f"CHECKED {code if code >= 0 else 128 - code}")  # and this one after it returned
+
     ask(f"BEGIN {kind} {holder} {host} {fence} {time.time_ns()} {mode}")
     give_up = time.monotonic() + 120
     done = 0
+    checked = 0
     while True:
         answer = ask("READ")
         value = int(answer[1]) if answer[0] == "VALUE" else -1
@@ -49,6 +76,10 @@ def main():
         select.select([], [], [], int(step_ms) / 1000)
         ask(f"WRITE {max(value + increment, 0)}")
         done += 1
+        if checks is not None:
+            while checked < checks_wanted(checks[0]):
+                check(checks[1])
+                checked += 1
         if until is not None:
             if os.path.exists(until) or time.monotonic() > give_up:
                 break

@@ -390,9 +390,27 @@ class Hold(Contender):
     (HOLD_SCRIPT). Its "client" is the keeper the hold leaves, found by the handle file whose
     owner is the script, or, before the lock is taken, the redlockrun --hold waiting for it."""
 
-    def __init__(self, s, ident, argv, expect, may_overlap, shared=False):
+    def __init__(self, s, ident, argv, expect, may_overlap, shared=False, checks=None):
         super().__init__(s, "redlockrun", ident, argv, expect, may_overlap, shared=shared)
         self.keeper = None  # the keeper's pid, once seen
+        self.checks = checks  # the file of the checks asked of its section (critical.py), if any
+        self.checks_asked = 0
+
+    def check(self, timeout=15):
+        """Has the section run `redlockrun --check` once more, and returns its answer as the
+        recorder logged it: the "check" event, with its "status", and "started" and "t", the
+        recorder's times from before the call to after it (the moment Redis was asked lies
+        between). The hold must have been started with checks=True, and its section be running."""
+        if self.checks is None:
+            raise TypeError(f"{self.id}: a hold's section runs --check only with checks=True")
+        self.checks_asked += 1
+        asked = self.checks_asked
+        with open(self.checks + ".new", "w", encoding="utf-8") as out:
+            out.write(str(asked))
+        os.replace(self.checks + ".new", self.checks)  # whole: the section reads it at any time
+        self.s.wait_for(f"{self.id}'s --check number {asked} to answer",
+                        lambda: len(self.s.checks_of(self)) >= asked, timeout)
+        return self.s.checks_of(self)[asked - 1]
 
     def keeper_pid(self):
         """The keeper's pid while it runs, else None."""
@@ -485,12 +503,16 @@ class Scenario:
             self.counter += 1
             return f"{name}{self.counter}"
 
-    def critical(self, kind, ident, host, steps, step_ms, until, limit=1, shared=False):
-        """critical.py's command line; its MODE is LIMIT, or shared for a shared lock's section."""
+    def critical(self, kind, ident, host, steps, step_ms, until, limit=1, shared=False,
+                 checks=None):
+        """critical.py's command line; its MODE is LIMIT, or shared for a shared lock's section.
+        CHECKS is the file through which the scenario asks a hold's section to run --check."""
         argv = [PYTHON, CRITICAL, self.recorder_sock, kind, ident, host or self.host, str(steps),
                 str(step_ms), "shared" if shared else str(limit)]
         if until is not None:
             argv.append(self.event_path(until))
+        if checks is not None:
+            argv += ["--checks", checks, self.redlockrun_binary]
         return argv
 
     def redlockrun(self, server=None, url=None, name="r", key=None, ttl="3s", options=(),
@@ -516,25 +538,27 @@ class Scenario:
 
     def hold(self, server=None, url=None, name="h", key=None, ttl="3s", options=(), prefix=(),
              host=None, steps=2, step_ms=20, until=None, expect=(0,), may_overlap=False,
-             shared=False):
+             shared=False, checks=False):
         """Starts `PREFIX sh SCRIPT`, the owner of a hold (HOLD_SCRIPT): it evals `redlockrun -u URL
         -k KEY -t TTL [-s] --hold OPTIONS`, runs the critical section (STEPS, STEP_MS, UNTIL as for
         redlockrun()) and ends with `redlockrun --release`. OPTIONS go to --hold (--kill-after,
         --on-lost...), EXPECT and MAY_OVERLAP are those of the script's exit status and section;
-        SHARED makes it a shared hold, whose section reads."""
+        SHARED makes it a shared hold, whose section reads. CHECKS lets the scenario have the
+        section run `redlockrun --check` (Hold.check())."""
         ident = self.next_id(name)
         hold = [self.redlockrun_binary, "-u", url or server.url, "-k", key or self.key, "-t", ttl,
                 *(["-s"] if shared else []), "--hold", *options]
+        checks = self.event_path(f"{ident}.checks") if checks else None
         script = HOLD_SCRIPT.format(
             hold=shlex.join(hold),
             critical=shlex.join(self.critical("redlockrun", ident, host, steps, step_ms, until,
-                                              shared=shared)),
+                                              shared=shared, checks=checks)),
             release=shlex.join([self.redlockrun_binary, "--release"]))
         path = os.path.join(self.dir, "contenders", f"{ident}.sh")
         with open(path, "w", encoding="utf-8") as out:
             out.write(script)
         return self.add(Hold(self, ident, list(prefix) + ["/bin/sh", path], expect, may_overlap,
-                             shared))
+                             shared, checks))
 
     def handles(self):
         """(keeper, owner) pids of the holds whose handle files are in this run's folder."""
@@ -689,6 +713,12 @@ class Scenario:
         events = self.read_events()
         conns = {e["conn"] for e in events if e["ev"] == "begin" and e["holder"] == contender.id}
         return [e for e in events if e["ev"] == "write" and e["conn"] in conns]
+
+    def checks_of(self, contender):
+        """The recorder's check events of CONTENDER's section (a hold's, Hold.check()), in order."""
+        events = self.read_events()
+        conns = {e["conn"] for e in events if e["ev"] == "begin" and e["holder"] == contender.id}
+        return [e for e in events if e["ev"] == "check" and e["conn"] in conns]
 
     def sections_begun(self):
         return sum(e["ev"] == "begin" for e in self.read_events())

@@ -40,7 +40,13 @@ The protocol is one line per request, one line per answer:
                                                       default), N (--limit N) or shared (-s)
     READ                                   -> VALUE N | REFUSED   the counter
     WRITE N                                -> ACCEPTED | REFUSED
+    CHECK                                  -> OK     a hold's section is about to run --check
+    CHECKED STATUS                         -> OK     it returned STATUS: logged as one "check"
+                                                      event, "started" at the CHECK, "t" now
     END                                    -> OK
+
+A check's two timestamps enclose the moment its --check asked Redis: the CHECK is stamped before
+the section starts the call (it waits for the OK), the CHECKED after the call returned.
 """
 import itertools
 import json
@@ -64,6 +70,7 @@ class Resource:
         self.own = {}  # connection number -> a semaphore section's own counter
         self.readers = {}  # connection number -> fence, for the shared sections admitted so far
         self.open = {}  # connection number -> holder, for sections still running at shutdown
+        self.checking = {}  # connection number -> when its section's --check started
 
     def record(self, **event):
         """Writes the event under the lock, so that the log's order is the clock's order."""
@@ -131,6 +138,7 @@ class Resource:
         self.displaced.discard(number)
         self.own.pop(number, None)
         self.open.pop(number, None)
+        self.checking.pop(number, None)
 
     def serve(self, conn, number):
         section = None
@@ -196,6 +204,14 @@ class Resource:
                 self.counter = int(words[1])
             self.record(ev="write", conn=number, value=int(words[1]), accepted=accepted, **extra)
             return "ACCEPTED" if accepted else "REFUSED"
+        if verb == "CHECK" and len(words) == 1:
+            self.checking[number] = time.monotonic_ns()
+            return "OK"
+        if verb == "CHECKED" and len(words) == 2 and words[1].isdigit() \
+                and number in self.checking:
+            self.record(ev="check", conn=number, holder=section["holder"], fence=section["fence"],
+                        status=int(words[1]), started=self.checking.pop(number))
+            return "OK"
         if verb == "END":
             self.record(ev="end", conn=number, abrupt=False)
             self.places.pop(number, None)  # now: the next request may be another's
