@@ -21,6 +21,12 @@ HOLD_OPTIONS = ["--kill-after", f"{KILL_AFTER}s"]
 # with room for a loaded machine.
 UNRENEWED_SECTION = 5.0
 
+# How long a lost hold's section runs on beside the next holder in hold-check-after-loss: with
+# --on-lost ignore nothing stops it, so the scenario ends it once its --check has answered (a call
+# to the keeper, which asks Redis, and the scenario's polling of the recorder); seconds from the
+# newer section's beginning, with room for a loaded machine.
+CHECKED_SECTION = 5.0
+
 
 def more_holds(s, r, sections=20):
     """Long mode: holds (and a run) contending on the server the fault hit, to catch what it left
@@ -243,6 +249,44 @@ def hold_redis_paused(s):
     s.fire("holder-may-end")
     for waiter in waiters:
         s.wait_exit(waiter, timeout=40)
+    more_holds(s, r)
+
+
+@scenario("hold-check-after-loss", runs=(2, 10), sections=(2, 68), timeout=120, promise="""
+    A hold (TTL 60 s, so that its keeper renews only every 20 s, and --on-lost ignore, so that its
+    section runs on after a loss) has its section run --check while it holds the lock; then its
+    lock is broken with redlockrun --break (even runs) or its key deleted with DEL (odd runs), long
+    before the keeper's next renewal; a waiting hold takes the lock, its section begins and writes;
+    then the first hold's section runs --check again. Promise: --check asks Redis when it is run,
+    not the keeper's last renewal: the first answers 0, the second 76, and no --check answers 0
+    while a newer holder's section runs (the checker fails such an answer). The lost section runs
+    on beside the newer one until the scenario ends it after the second check: that overlap is
+    allowed, and fenced (the recorder refuses its writes after the newer holder's first). The
+    lost hold's --release reports the loss (76); the waiter exits 0.""")
+def hold_check_after_loss(s):
+    r = s.redis()
+    holder = s.hold(r, name="holder", ttl="60s", until="holder-may-end", checks=True,
+                    options=["--on-lost", "ignore"], expect=(76,), may_overlap=CHECKED_SECTION)
+    s.wait_for("the holder's section", lambda: s.began(holder))
+    held = holder.check()
+    waiter = s.hold(r, name="waiter", ttl="2s", until="waiter-may-end")
+    s.wait_for("the waiter to block", lambda: r.blocked_clients() == 1)
+    if s.run_index % 2 == 0:
+        from scenarios_break import confirm_broken  # as write_blocks
+        confirm_broken(s, r, s.break_lock(r), [holder])
+    else:
+        deleted = r.call("DEL", s.key)
+        s.confirm(f"DEL deleted {holder.id}'s lock", lambda: deleted == 1)
+    s.wait_for("the waiter's first write",
+               lambda: any(e["accepted"] for e in s.writes_of(waiter)), timeout=20)
+    lost = holder.check()
+    s.fire("holder-may-end")
+    s.wait_exit(holder, timeout=30)
+    s.fire("waiter-may-end")
+    s.wait_exit(waiter, timeout=30)
+    if (held["status"], lost["status"]) != (0, 76):
+        raise ScenarioFailed(f"--check answered {held['status']} while {holder.id} held the lock "
+                             f"and {lost['status']} once {waiter.id} held it: expected 0, then 76")
     more_holds(s, r)
 
 
