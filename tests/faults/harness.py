@@ -375,10 +375,14 @@ class Contender:
 # --release's status (0: kept to the end, 76: lost), or with --hold's if the lock was not taken.
 # A loss stops the owner with SIGTERM (its whole group: the script leads one, as the contender's
 # session leader); the trap lets the section die of it, the script then reports the loss through
-# --release. A trap that runs a command, unlike an ignored signal, is reset in the section.
-HOLD_SCRIPT = """\
+# --release. A trap that runs a command, unlike an ignored signal, is reset in the section. The
+# section is a child of the script (sh waits for it, as it does for any command but its last), so
+# a signal to the script alone leaves it running.
+HOLD_TRAP = """\
 trap 'echo "hold script: SIGTERM, the hold was lost" >&2' TERM
-assignments=$({hold}) || exit
+"""
+HOLD_SCRIPT = """\
+{trap}assignments=$({hold}) || exit
 eval "$assignments"
 {critical}
 {release}
@@ -538,18 +542,20 @@ class Scenario:
 
     def hold(self, server=None, url=None, name="h", key=None, ttl="3s", options=(), prefix=(),
              host=None, steps=2, step_ms=20, until=None, expect=(0,), may_overlap=False,
-             shared=False, checks=False):
+             shared=False, checks=False, trap_term=True):
         """Starts `PREFIX sh SCRIPT`, the owner of a hold (HOLD_SCRIPT): it evals `redlockrun -u URL
         -k KEY -t TTL [-s] --hold OPTIONS`, runs the critical section (STEPS, STEP_MS, UNTIL as for
         redlockrun()) and ends with `redlockrun --release`. OPTIONS go to --hold (--kill-after,
         --on-lost...), EXPECT and MAY_OVERLAP are those of the script's exit status and section;
         SHARED makes it a shared hold, whose section reads. CHECKS lets the scenario have the
-        section run `redlockrun --check` (Hold.check())."""
+        section run `redlockrun --check` (Hold.check()). TRAP_TERM False leaves out the trap:
+        the script dies of a SIGTERM (143), as a script without one does."""
         ident = self.next_id(name)
         hold = [self.redlockrun_binary, "-u", url or server.url, "-k", key or self.key, "-t", ttl,
                 *(["-s"] if shared else []), "--hold", *options]
         checks = self.event_path(f"{ident}.checks") if checks else None
         script = HOLD_SCRIPT.format(
+            trap=HOLD_TRAP if trap_term else "",
             hold=shlex.join(hold),
             critical=shlex.join(self.critical("redlockrun", ident, host, steps, step_ms, until,
                                               shared=shared, checks=checks)),

@@ -6,7 +6,7 @@ import os
 import signal
 import time
 
-from harness import Hold, ScenarioFailed, begin_of, expect_after_expiry, first_begun, \
+from harness import CRITICAL, Hold, ScenarioFailed, begin_of, expect_after_expiry, first_begun, \
     forgotten_lock, scenario, until_resumed
 
 # --kill-after of the holds that may lose their lock: after the SIGTERM that ends its section, the
@@ -116,6 +116,80 @@ def hold_owner_killed(s):
                              "the keeper did not release the lock when its owner exited")
     s.wait_for(f"the keeper ({keeper}) to end with its owner", lambda: not s.is_keeper(keeper),
                timeout=5)
+    for waiter in waiters:
+        s.wait_exit(waiter, timeout=30)
+    s.expect_free(r)
+    more_holds(s, r)
+
+
+def section_process(s, hold):
+    """The pid of HOLD's critical section, confirmed to be a child process of its script (sh
+    waits for it): a signal to the script alone does not reach it."""
+    def child():
+        for pid in hold.process.members():
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                    argv = cmdline.read().split(b"\0")
+                with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
+                    parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            if CRITICAL.encode() in argv and parent == hold.process.pid:
+                return pid
+        return None
+    s.confirm(f"{hold.id}'s section runs as a child process of its script",
+              lambda: child() is not None, timeout=5)
+    return child()
+
+
+def section_end(s, contender):
+    """The recorder's end event of CONTENDER's section, or None while it runs."""
+    events = s.read_events()
+    conns = {e["conn"] for e in events if e["ev"] == "begin" and e["holder"] == contender.id}
+    return next((e for e in events if e["ev"] == "end" and e["conn"] in conns), None)
+
+
+@scenario("hold-owner-killed-section-runs", runs=(2, 6), sections=(4, 70), timeout=180,
+          promise="""
+    Only the script that owns a hold (TTL 10 s) is killed, not its process group: with SIGKILL in
+    even runs, with SIGTERM in odd ones (a script without a trap, which dies of it), while its
+    section, a child process of the script, runs on; two holds and a run wait. Promise: the keeper
+    sees its owner exit and stops what it left running (SIGTERM, SIGKILL after --kill-after), and
+    lets the lock go only once none of it is left: the next section begins after the killed
+    script's section ended (no overlap at all), within 3 s of the kill, and the keeper is gone;
+    the killed script ends with 137 (143), the others with 0.""")
+def hold_owner_killed_section_runs(s):
+    r = s.redis()
+    sig = signal.SIGKILL if s.run_index % 2 == 0 else signal.SIGTERM
+    holder = s.hold(r, name="holder", ttl="10s", until="holder-may-end", options=HOLD_OPTIONS,
+                    trap_term=sig == signal.SIGKILL, expect=(128 + sig,))
+    s.wait_for("the holder's section", lambda: s.began(holder))
+    waiters = []
+    for start in (s.hold, s.redlockrun, s.hold):
+        waiters.append(start(r, name="waiter", ttl="10s"))
+        s.wait_for(f"{waiters[-1].id} to block", lambda: r.blocked_clients() == len(waiters))
+    section = section_process(s, holder)
+    keeper = holder.keeper_pid()
+    if keeper is None:
+        raise ScenarioFailed(f"{holder.id} holds the lock, but no keeper of its runs")
+    killed = time.monotonic_ns()  # the recorder's clock
+    killed_ns = time.time_ns()  # the sections' wall clock
+    os.kill(holder.process.pid, sig)
+    s.wait_exit(holder, timeout=10)
+    s.confirm(f"{holder.id}'s script killed alone with {sig.name} ({holder.status}) while its "
+              f"section (pid {section}) ran on",
+              lambda: holder.status == 128 + sig and
+              (section_end(s, holder) is None or section_end(s, holder)["t"] > killed))
+    s.wait_for("the next section (the keeper releases the lock once its owner's section ended)",
+               lambda: first_begun(s, waiters) is not None, timeout=20)
+    after = (begin_of(s, first_begun(s, waiters))["wall_ns"] - killed_ns) / 1e9
+    # A section the keeper left running ends now, so that the checker sees the overlap.
+    s.fire("holder-may-end")
+    if after > 3:
+        raise ScenarioFailed(f"the next section began {after:.1f} s after the owner was killed: "
+                             "the keeper did not stop its section and release at once")
+    s.wait_for(f"the keeper ({keeper}) to end with its owner", lambda: not s.is_keeper(keeper),
+               timeout=10)
     for waiter in waiters:
         s.wait_exit(waiter, timeout=30)
     s.expect_free(r)
