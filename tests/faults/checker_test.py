@@ -1102,6 +1102,31 @@ exit 64
         with self.assertRaises(TypeError):  # a hold started without checks=True
             harness.Hold.check(mock.Mock(checks=None, id="h1"))
 
+    def test_an_interactive_hold_is_typed_at_the_shells_prompt_and_ends_with_the_shell(self):
+        # A stand-in whose --release reports a loss: the shell typed into runs the hold, the
+        # section and the release in turn, at its prompts, and exits with the release's status.
+        with open(self.binary, "w", encoding="utf-8") as out:
+            out.write("""#!/bin/sh
+case " $* " in
+*" --release "*) echo "stand-in: released" >&2; exit 76 ;;
+*" --hold "*) echo "export REDLOCKRUN_FENCE=$$"; exit 0 ;;
+esac
+exit 64
+""")
+        held = []
+
+        def by_hand(s):
+            hold = s.interactive_hold(url="redis://127.0.0.1:1", expect=(76,), reaction=0.05)
+            s.wait_exit(hold, timeout=20)
+            held.append((hold.status, hold.log()))
+            s.confirm("the shell exited", lambda: True)
+        v = self.run_of(by_hand, sections=(1, 1))
+        self.assertTrue(v.ok, v.problems)
+        status, shown = held[0]
+        self.assertEqual(status, 76, shown)
+        self.assertIn("stand-in: released", shown)
+        self.assertEqual(shown.count("interactive-owner> "), 3, shown)
+
     def test_a_scenario_must_declare_its_minimum_of_sections(self):
         with self.assertRaises(TypeError):
             harness.scenario("undeclared", "a promise")

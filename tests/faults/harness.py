@@ -18,12 +18,14 @@ from dataclasses import dataclass
 import redis
 
 import checker
+import interactive_owner
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYTHON = "/usr/bin/python3"
 CRITICAL = os.path.join(HERE, "critical.py")
 CLASSIC = os.path.join(HERE, "..", "e2e", "classic_client.py")
 RECORDER = os.path.join(HERE, "recorder.py")
+INTERACTIVE_OWNER = os.path.join(HERE, "interactive_owner.py")
 
 
 class ScenarioFailed(Exception):
@@ -416,11 +418,16 @@ class Hold(Contender):
                         lambda: len(self.s.checks_of(self)) >= asked, timeout)
         return self.s.checks_of(self)[asked - 1]
 
+    def owner_pid(self):
+        """The hold's owner: the script."""
+        return self.process.pid
+
     def keeper_pid(self):
         """The keeper's pid while it runs, else None."""
         if self.keeper is None:
+            owner_pid = self.owner_pid()
             for pid, owner in self.s.handles():
-                if owner == self.process.pid:
+                if owner_pid is not None and owner == owner_pid:
                     self.keeper = pid
         return self.keeper if self.keeper is not None and self.s.is_keeper(self.keeper) else None
 
@@ -456,6 +463,29 @@ class Hold(Contender):
         if keeper is not None:
             os.kill(keeper, signal.SIGCONT)
         super().continue_all()
+
+
+class InteractiveHold(Hold):
+    """A hold taken by hand in an interactive bash at a terminal (interactive_owner.py): the shell
+    is the owner, a child of the contender's process in a session of its own, the terminal's."""
+
+    def owner_pid(self):
+        """The shell's pid (the one child of the contender's process), or None before it runs."""
+        for entry in os.listdir("/proc"):
+            try:
+                with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as stat:
+                    if int(stat.read().rsplit(")", 1)[1].split()[1]) == self.process.pid:
+                        return int(entry)
+            except (OSError, IndexError, ValueError):
+                continue
+        return None
+
+    def signal_command(self, sig):
+        raise TypeError(f"{self.id}: the shell and its jobs are in the terminal's session, out of "
+                        "the contender's")
+
+    def stop_all(self):
+        self.signal_command(signal.SIGSTOP)
 
 
 class Scenario:
@@ -565,6 +595,29 @@ class Scenario:
             out.write(script)
         return self.add(Hold(self, ident, list(prefix) + ["/bin/sh", path], expect, may_overlap,
                              shared, checks))
+
+    def interactive_hold(self, server=None, url=None, name="h", key=None, ttl="3s", options=(),
+                         host=None, steps=2, step_ms=20, until=None, expect=(0,),
+                         may_overlap=False, reaction=1.0):
+        """Starts an interactive bash at a terminal of its own (interactive_owner.py) and types
+        into it, at its prompt, what a person holding a lock by hand would: `eval "$(redlockrun -u
+        URL -k KEY -t TTL --hold OPTIONS)" || exit`, then the critical section as a foreground job,
+        then `redlockrun --release; exit $?`. The contender exits with the shell's status (76: the
+        shell survived a loss and --release reported it). The terminal's output is its log.
+        REACTION is how long after a prompt its line is typed: a person's second, who reads the
+        terminal first."""
+        ident = self.next_id(name)
+        hold = [self.redlockrun_binary, "-u", url or server.url, "-k", key or self.key, "-t", ttl,
+                "--hold", *options]
+        rcfile = os.path.join(self.dir, "contenders", f"{ident}.bashrc")
+        with open(rcfile, "w", encoding="utf-8") as out:
+            out.write(f"unset HISTFILE\nPS1={shlex.quote(interactive_owner.PROMPT.decode())}\n")
+        lines = [f'eval "$({shlex.join(hold)})" || exit',
+                 shlex.join(self.critical("redlockrun", ident, host, steps, step_ms, until)),
+                 f"{shlex.quote(self.redlockrun_binary)} --release; exit $?"]
+        return self.add(InteractiveHold(self, ident, [PYTHON, INTERACTIVE_OWNER, rcfile,
+                                                     str(reaction), *lines],
+                                        expect, may_overlap))
 
     def handles(self):
         """(keeper, owner) pids of the holds whose handle files are in this run's folder."""

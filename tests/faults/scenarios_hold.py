@@ -364,6 +364,53 @@ def hold_check_after_loss(s):
     more_holds(s, r)
 
 
+def terminal_of(pid):
+    """The controlling terminal of PID (its tty_nr in /proc), 0 for none."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as stat:
+            return int(stat.read().rsplit(")", 1)[1].split()[4])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+@scenario("hold-interactive-owner-lost", runs=(1, 5), sections=(3, 69), timeout=120, promise="""
+    A person holds a lock by hand: an interactive bash at a terminal of its own (a pseudo-terminal)
+    is typed `eval "$(redlockrun --hold)"`, then the critical section as a foreground job; a hold
+    and a run wait. The server's clients are paused with CLIENT PAUSE WRITE for 4 s, past the TTL
+    (2 s): the keeper's renewals go unanswered and its deadline passes. Promise: the keeper stops
+    the shell's foreground job (SIGTERM to its process group), says so on the terminal, and spares
+    the shell, which ignores SIGTERM as interactive shells do: the job's section ends before any
+    waiter's section begins (no overlap at all), and the shell runs the next line typed,
+    `redlockrun --release`, which reports the loss, and exits with its status (76); the waiters
+    exit 0.""")
+def hold_interactive_owner_lost(s):
+    from scenarios_redis import write_blocks  # as in hold_redis_paused
+    r = s.redis()
+    # --kill-after well past the pause: what stops the job is the SIGTERM, not a SIGKILL after it.
+    holder = s.interactive_hold(r, name="holder", ttl="2s", until="holder-may-end",
+                                options=["--kill-after", "6s"], expect=(76,))
+    s.wait_for("the holder's section", lambda: s.began(holder))
+    shell = holder.owner_pid()
+    s.confirm(f"the hold's owner is the interactive shell (pid {shell}), at a terminal",
+              lambda: shell in {owner for _, owner in s.handles()} and terminal_of(shell) != 0)
+    waiters = []
+    for start in (s.hold, s.redlockrun):
+        waiters.append(start(r, name="waiter", ttl="2s"))
+        s.wait_for(f"{waiters[-1].id} to block", lambda: r.blocked_clients() == len(waiters))
+    r.call("CLIENT", "PAUSE", 4000, "WRITE")
+    s.confirm("CLIENT PAUSE WRITE: a write from another client blocks", lambda: write_blocks(r))
+    s.wait_for("a waiter's section", lambda: first_begun(s, waiters) is not None, timeout=20)
+    s.fire("holder-may-end")  # a job left running ends now, so that the checker sees the overlap
+    s.wait_exit(holder, timeout=30)
+    for waiter in waiters:
+        s.wait_exit(waiter, timeout=30)
+    told = "stopping the foreground job of the shell that holds the lock"
+    if told not in holder.log():
+        raise ScenarioFailed(f"the terminal of {holder.id} does not show the keeper's {told!r}: "
+                             f"{holder.log().strip()[-400:]!r}")
+    more_holds(s, r)
+
+
 def section_ended(s, contender):
     """CONTENDER's section has ended (the recorder saw its END, or its connection close)."""
     events = s.read_events()
