@@ -17,6 +17,7 @@ A history is the recorder's events (recorder.py) and the contenders, each a dict
     broken_between  when the --break that named it ran (recorder time, monotonic ns): from
                 before it started to after it returned, the break having run on the server in
                 between; None if no break named it
+    loss_reported  when its stderr said it lost the lock (recorder time), None if it never did
     limit       its --limit: 1 (or absent) for an exclusive lock and for the classic client, N > 1
                 for one of a semaphore's N holders
     shared      True for a shared lock's holder (redlockrun -s), False or absent otherwise; it
@@ -29,15 +30,18 @@ It reports, and fails on:
   exited 76 (told of the loss), ended within its bounds, and the resource went over to the newer
   fence: if the stale holder had an access accepted after the newer section began, the newer
   holder had one accepted too, and the stale holder none after that. For a holder whose claim a
-  --break ended, the bound is the break's: the newer section began after the break, and the stale
-  one ended by the break + its renewal period + BREAK_STOP_MARGIN. Such a holder may have been
-  granted the lock, and broken, before its command began, which may then begin after the newer
-  holder's: the smaller fence, not the earlier beginning, makes it the stale one;
+  --break ended, the bound is the break's: the newer section began after the break, the stale
+  holder said it lost the lock by the break + its renewal period + BREAK_STOP_MARGIN, and its
+  section ended within BREAK_STOP_MARGIN of that. Such a holder may have been granted the lock,
+  and broken, before its command began, which may then begin after the newer holder's (but no
+  later than the moment it had to say it lost the lock): the smaller fence, not the earlier
+  beginning, makes it the stale one;
 - fences of redlockrun sections that do not grow in the order the sections began, except the
   section of a holder broken before it began (above);
 - a counter that lost an increment: every accepted write must be the previous accepted value + 1;
 - a section that never ended, a section of nobody the scenario started, a contender that exited 0
-  without a complete section;
+  without a complete section, a contender with more than one section (a run has one command);
+- a section whose BEGIN says another mode or limit than its contender was started with;
 - an exit status outside the contender's expected set;
 - a --check that told a hold it was intact (0) while a newer holder held the lock. The recorder
   logs a check (recorder.py) with two timestamps: when the section was about to run --check, and
@@ -97,12 +101,22 @@ from dataclasses import dataclass, field
 LOST = 76
 
 # A holder broken by --break learns of it at its next renewal, which it sends at most a renewal
-# period (ttl/3) after the break, since it sent the previous one before. Then the renewal's round
-# trip (loopback, milliseconds), the SIGTERM to its command (a hold's keeper: to its owner's group)
-# and the command dying of it, and the recorder seeing its connection close: a second covers them
-# on a loaded machine, as the harness's STOP_MARGIN covers a stop after other faults. No
-# --kill-after: the sections die of SIGTERM, and one that needed SIGKILL ran on too long.
+# period (ttl/3) after the break, since it sent the previous one before; the renewal's round trip
+# (loopback, milliseconds) and its line reaching the harness take this much more, at most, on a
+# loaded machine. From that line, the SIGTERM to its command (a hold's keeper: to its owner's
+# group), the command dying of it and the recorder seeing its connection close take this much at
+# most too, as the harness's STOP_MARGIN covers a stop after other faults. No --kill-after: the
+# sections die of SIGTERM, and one that needed SIGKILL ran on too long.
 BREAK_STOP_MARGIN = 1.0
+
+
+def must_report_by(contender):
+    """When (recorder time) a holder that a --break named must have said it lost the lock: its
+    next renewal after the break, and the margin. None if no break named it."""
+    broken, renew_every = contender.get("broken_between"), contender.get("renew_every")
+    if broken is None or renew_every is None:
+        return None
+    return broken[1] + int((renew_every + BREAK_STOP_MARGIN) * 1e9)
 
 
 @dataclass
@@ -224,15 +238,22 @@ def broken_reasons(stale, start, end, contender):
     if broken is None:
         return [f"{stale.holder} may overlap only after a --break, and no break named it"]
     reasons = []
-    started, returned = broken  # it ran on the server, and freed the lock, in between
+    started = broken[0]  # the break ran on the server, and freed the lock, after this
     if start < started:
         reasons.append(f"the newer section began {(started - start) / 1e9:.1f} s before the "
                        f"break that ended {stale.holder}'s claim")
-    until = returned + int((renew_every + BREAK_STOP_MARGIN) * 1e9)
+    deadline, reported = must_report_by(contender), contender.get("loss_reported")
+    if reported is None:
+        reasons.append(f"{stale.holder} never said it lost the lock")
+        return reasons
+    if reported > deadline:
+        reasons.append(f"{stale.holder} said it lost the lock {(reported - deadline) / 1e9:.1f} s "
+                       f"after its next renewal could have told it (at most {renew_every:.1f} s "
+                       f"after the break, and {BREAK_STOP_MARGIN:.1f} s)")
+    until = reported + int(BREAK_STOP_MARGIN * 1e9)
     if end > until:
-        reasons.append(f"{stale.holder} ran on {(end - until) / 1e9:.1f} s past what the break "
-                       f"allows it (its next renewal, at most {renew_every:.1f} s after the "
-                       f"break, and {BREAK_STOP_MARGIN:.1f} s to stop its command)")
+        reasons.append(f"{stale.holder} ran on {(end - until) / 1e9:.1f} s past the moment it "
+                       f"said it lost the lock and {BREAK_STOP_MARGIN:.1f} s to stop its command")
     return reasons
 
 
@@ -249,11 +270,13 @@ def outnumbered(section, held, forever):
 
 
 def began_after_its_break(section, contenders):
-    """SECTION is of a holder that a --break named, and began after that break: it was granted
-    the lock before the break, so any section granted since has a larger fence, whether it began
-    before SECTION or after."""
-    broken = contenders.get(section.holder, {}).get("broken_between")
-    return broken is not None and section.begin >= broken[0]
+    """SECTION is of a holder that a --break named, and began after that break, yet before its
+    next renewal had to tell it of the loss: it was granted the lock before the break, so any
+    section granted since has a larger fence, whether it began before SECTION or after. A section
+    that began later than that began after its holder had to know the lock was gone."""
+    contender = contenders.get(section.holder, {})
+    broken, deadline = contender.get("broken_between"), must_report_by(contender)
+    return broken is not None and deadline is not None and broken[0] <= section.begin <= deadline
 
 
 def check_overlap(earlier, later, contenders, verdict, forever):
@@ -382,14 +405,24 @@ def check(events, contenders):
     by_id = {c["id"]: c for c in contenders}
     sections = sections_of(events)
     for section in sections:
-        section.limit = by_id.get(section.holder, {}).get("limit", section.limit) or 1
-        shared = by_id.get(section.holder, {}).get("shared", section.shared)
+        contender = by_id.get(section.holder, {})
+        limit = contender.get("limit") or 1
+        if limit != section.limit:
+            verdict.problems.append(
+                f"the section of {section.holder} began with limit {section.limit}, and its "
+                f"contender was started with limit {limit}")
+        section.limit = limit
+        shared = contender.get("shared", section.shared)
         if shared != section.shared:
             verdict.problems.append(
                 f"the section of {section.holder} began as {mode_name(section.shared)}, and its "
                 f"contender is {mode_name(shared)}")
         section.shared = shared
     verdict.sections = len(sections)
+    for holder, count in Counter(s.holder for s in sections).items():
+        if count > 1:
+            verdict.problems.append(f"{holder} had {count} critical sections in one run: its "
+                                    "lock ran its command more than once")
 
     for section in sections:
         if section.holder not in by_id:

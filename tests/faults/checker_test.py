@@ -28,11 +28,13 @@ class History:
         self.readers = set()  # the holders of a shared lock
 
     def contender(self, holder, status=0, expect=(0,), may_overlap=False, kind="redlockrun",
-                  limit=1, overlap_until=None, renew_every=None, broken_at=None, shared=False):
+                  limit=1, overlap_until=None, renew_every=None, broken_at=None, shared=False,
+                  lost_at=None):
         """MAY_OVERLAP is False or the longest, in seconds, the holder's section may run on beside
         a newer one; OVERLAP_UNTIL (seconds) is the time by which it must have ended instead.
         RENEW_EVERY (seconds) allows it to overlap after a --break instead, BROKEN_AT (seconds,
-        None: never broken) being the break's time, or (from, to) while it ran."""
+        None: never broken) being the break's time, or (from, to) while it ran. LOST_AT (seconds,
+        None: never) is when its stderr said it lost the lock."""
         bound = 30 if may_overlap is True else may_overlap  # True: longer than any history here
         self.contenders.append({
             "id": holder, "kind": kind, "status": status, "expect": set(expect),
@@ -44,6 +46,7 @@ class History:
             "broken_between": None if broken_at is None else tuple(
                 int(t * 1e9) for t in (broken_at if isinstance(broken_at, tuple)
                                        else (broken_at, broken_at))),
+            "loss_reported": None if lost_at is None else int(lost_at * 1e9),
             "limit": limit, "shared": shared})
 
     def begin(self, t, holder, fence, kind="redlockrun", limit=1, shared=False):
@@ -274,14 +277,17 @@ class CheckerTest(unittest.TestCase):
         self.assertFlags(self.paused(status=0, resumed=14),
                          "a, the stale holder, exited 0, never told it lost the lock (76)")
 
-    def broken(self, stale_ends, stale_fence=1, newer_begins=4.2, broken_at=4, status=76):
+    def broken(self, stale_ends, stale_fence=1, newer_begins=4.2, broken_at=4, status=76,
+               lost_at=5.0):
         """A holder (TTL 3 s: it renews every second) whose claim a --break ended at BROKEN_AT,
-        which allows it to run on until its next renewal, a second later at most, and the stop
-        margin (a second): until 6 by default. A waiter woken by the break begins at NEWER_BEGINS
-        (fence 2) and writes; the broken section writes once more (refused, unless the fences are
-        the wrong way) and ends at STALE_ENDS."""
+        which it must say by its next renewal, a second later at most, and the margin (a second):
+        by 6 by default; it says so at LOST_AT, and has the margin (a second) from then to stop.
+        A waiter woken by the break begins at NEWER_BEGINS (fence 2) and writes; the broken
+        section writes once more (refused, unless the fences are the wrong way) and ends at
+        STALE_ENDS."""
         h = History()
-        h.contender("a", status=status, expect=(status,), renew_every=1.0, broken_at=broken_at)
+        h.contender("a", status=status, expect=(status,), renew_every=1.0, broken_at=broken_at,
+                    lost_at=lost_at)
         h.contender("b")
         h.begin(0, "a", stale_fence)
         h.write(1, "a")
@@ -300,9 +306,23 @@ class CheckerTest(unittest.TestCase):
     def test_a_broken_holder_that_runs_on_past_its_allowance_fails(self):
         v = self.broken(stale_ends=6.5)
         self.assertFlags(v, "unexplained overlap of a (fence 1) and b (fence 2): a ran on 0.5 s "
-                            "past what the break allows it (its next renewal, at most 1.0 s "
-                            "after the break, and 1.0 s to stop its command)")
+                            "past the moment it said it lost the lock and 1.0 s to stop its "
+                            "command")
         self.assertEqual((v.explained, v.unexplained), (0, 1))
+
+    def test_a_broken_holder_that_runs_on_after_saying_it_lost_the_lock_fails(self):
+        # Within its next renewal after the break, and yet 0.5 s past its own word.
+        self.assertTrue(self.broken(stale_ends=5.8).ok)
+        self.assertFlags(self.broken(stale_ends=5.8, lost_at=4.3),
+                         "a ran on 0.5 s past the moment it said it lost the lock")
+
+    def test_a_broken_holder_that_says_so_late_or_never_fails(self):
+        self.assertTrue(self.broken(stale_ends=6.3, lost_at=5.9).ok)
+        self.assertFlags(self.broken(stale_ends=6.6, lost_at=6.4),
+                         "a said it lost the lock 0.4 s after its next renewal could have told "
+                         "it (at most 1.0 s after the break, and 1.0 s)")
+        self.assertFlags(self.broken(stale_ends=5.8, lost_at=None),
+                         "a never said it lost the lock")
 
     def test_a_broken_holder_with_the_larger_fence_fails(self):
         # The same history passes with the fences the right way round: only the fence fails it.
@@ -318,24 +338,26 @@ class CheckerTest(unittest.TestCase):
         self.assertFlags(self.broken(stale_ends=5.8, newer_begins=3.5),
                          "the newer section began 0.5 s before the break that ended a's claim")
 
-    def broken_before_it_began(self, stale_ends=5.5, accepted=False, broken=True):
+    def broken_before_it_began(self, stale_ends=5.5, accepted=False, broken=True, begins=4.5):
         """A run granted fence 1, whose claim a --break (at 4) ended before its command began: the
-        waiter the break woke (fence 2) begins first, at 4.2, and the broken section at 4.5, its
-        accesses refused (unless ACCEPTED) as the newer holder has written; it ends at
-        STALE_ENDS. BROKEN False: the same history without the break."""
+        waiter the break woke (fence 2) begins first, at 4.2, and the broken section at BEGINS,
+        its accesses refused (unless ACCEPTED) as the newer holder has written; it says it lost
+        the lock at 5 (or as it begins, if later) and ends at STALE_ENDS. BROKEN False: the same
+        history without the break."""
         h = History()
         if broken:
-            h.contender("a", status=76, expect=(76,), renew_every=1.0, broken_at=4)
+            h.contender("a", status=76, expect=(76,), renew_every=1.0, broken_at=4,
+                        lost_at=max(5, begins))
         else:
             h.contender("a", status=76, expect=(76,), may_overlap=3)
         h.contender("b")
         h.begin(4.2, "b", 2)
         h.write(4.3, "b")
-        h.begin(4.5, "a", 1)
-        h.read(4.6, "a", accepted=accepted)
-        h.write(4.7, "a", value=1, accepted=accepted)
+        h.begin(begins, "a", 1)
+        h.read(begins + 0.1, "a", accepted=accepted)
+        h.write(begins + 0.2, "a", value=1, accepted=accepted)
         h.end(stale_ends, "a", abrupt=True)
-        h.end(7, "b")
+        h.end(max(7, stale_ends + 1), "b")
         return h.verdict()
 
     def test_a_broken_holder_whose_section_began_last_passes_within_its_allowance(self):
@@ -347,9 +369,16 @@ class CheckerTest(unittest.TestCase):
     def test_a_broken_holder_whose_section_began_last_is_held_to_its_allowance(self):
         self.assertFlags(self.broken_before_it_began(stale_ends=6.5),
                          "unexplained overlap of b (fence 2) and a (fence 1): a ran on 0.5 s past "
-                         "what the break allows it")
+                         "the moment it said it lost the lock")
         self.assertFlags(self.broken_before_it_began(accepted=True),
                          "the stale holder's access was accepted after the newer holder's")
+
+    def test_a_broken_holder_whose_section_began_long_after_the_break_fails(self):
+        # Its next renewal, a second after the break, had to tell it: a command that begins 8 s
+        # after the break began without the lock, and its smaller fence is a fence gone back.
+        self.assertTrue(self.broken_before_it_began(begins=5.9, stale_ends=6.2).ok)
+        v = self.broken_before_it_began(begins=12, stale_ends=12.5)
+        self.assertFlags(v, "fence went backwards: b had 2, then a began with 1")
 
     def test_only_a_break_lets_a_smaller_fence_begin_last(self):
         v = self.broken_before_it_began(broken=False)
@@ -371,10 +400,10 @@ class CheckerTest(unittest.TestCase):
 
     def test_the_break_counts_from_its_start_for_the_newer_and_its_end_for_the_stale(self):
         # --break ran from 4 to 4.5: the waiter it woke may begin during it (4.2), and the broken
-        # holder may run on until 4.5 + its renewal period + the margin.
-        self.assertTrue(self.broken(stale_ends=6.3, broken_at=(4, 4.5)).ok)
-        self.assertFlags(self.broken(stale_ends=6.8, broken_at=(4, 4.5)),
-                         "a ran on 0.3 s past what the break allows it")
+        # holder must say it lost the lock by 4.5 + its renewal period + the margin.
+        self.assertTrue(self.broken(stale_ends=6.8, broken_at=(4, 4.5), lost_at=6.4).ok)
+        self.assertFlags(self.broken(stale_ends=6.8, broken_at=(4, 4.0), lost_at=6.4),
+                         "a said it lost the lock 0.4 s after")
         self.assertFlags(self.broken(stale_ends=6.3, broken_at=(4.3, 4.5)),
                          "the newer section began 0.1 s before the break")
 
@@ -746,7 +775,7 @@ class SemaphoreTest(unittest.TestCase):
             h = History()
             for holder, fence in (("old1", 1), ("old2", 2)):
                 h.contender(holder, status=76, expect=(76,), limit=2, renew_every=1.0,
-                            broken_at=4)
+                            broken_at=4, lost_at=5)
                 h.begin(0, holder, fence, limit=2)
                 h.write(1, holder)
             self.semaphore(h, [(4.2, 9), (4.4, 10)], limit=2)
@@ -758,7 +787,8 @@ class SemaphoreTest(unittest.TestCase):
         v = history(second_ends=5.9)
         self.assertTrue(v.ok, v.problems)
         self.assertEqual((v.explained, v.unexplained), (2, 0))
-        self.assertFlags(history(second_ends=7), "old2 ran on 1.0 s past what the break allows")
+        self.assertFlags(history(second_ends=7),
+                         "old2 ran on 1.0 s past the moment it said it lost the lock")
 
     def test_two_stale_holders_are_refused_as_the_newer_ones_come(self):
         # A forgotten semaphore: both holders are stale; the second stale holder may go on until
@@ -991,6 +1021,32 @@ class SharedTest(unittest.TestCase):
         h.section(0, 1, "r", 1)
         self.assertFlags(h.verdict(), "the section of r began as exclusive, and its contender is "
                                       "shared")
+
+    def test_a_section_whose_limit_is_not_its_contenders_fails(self):
+        # A semaphore's contender whose section began as an exclusive one, and the other way:
+        # the limit is the contender's word against the section's, never silently taken over.
+        h = History()
+        h.contender("s", limit=3)
+        h.section(0, 1, "s", 1)
+        self.assertFlags(h.verdict(), "the section of s began with limit 1, and its contender was "
+                                      "started with limit 3")
+        h = History()
+        h.contender("x")
+        h.section(0, 1, "x", 1, limit=3)
+        self.assertFlags(h.verdict(), "the section of x began with limit 3, and its contender was "
+                                      "started with limit 1")
+        h = History()
+        h.contender("s", limit=3)
+        h.section(0, 1, "s", 1, limit=3)
+        self.assertTrue(h.verdict().ok)
+
+    def test_a_contender_with_two_sections_fails(self):
+        # One run, one command: a second section is the command run twice on one grant.
+        h = History()
+        h.contender("a")
+        h.section(0, 1, "a", 1)
+        h.section(2, 3, "a", 2)
+        self.assertFlags(h.verdict(), "a had 2 critical sections in one run")
 
 
 class RunTest(unittest.TestCase):

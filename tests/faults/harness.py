@@ -177,16 +177,46 @@ def free_port():
         return probe.getsockname()[1]
 
 
+# What redlockrun says when it finds its lock lost (run/lock_keeper.cpp), a run's and a hold's alike.
+LOSS_LINE = re.compile(rb"redlockrun: lost the lock on ")
+
+
 class Process:
     """A process started in a session of its own, so that it and everything it starts can be
-    signalled, stopped and killed together."""
+    signalled, stopped and killed together. Its output goes to LOG; with STAMPED, through a pipe
+    that a thread copies there, noting when (monotonic ns, the recorder's clock) a line saying the
+    lock was lost arrived: loss_reported."""
 
-    def __init__(self, argv, log, env=None):
+    def __init__(self, argv, log, env=None, stamped=False):
         self.argv = argv
+        self.loss_reported = None
+        self.copier = None
         with open(log, "ab") as out:
-            self.popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+            target = subprocess.PIPE if stamped else out
+            self.popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=target,
+                                          stderr=subprocess.STDOUT if stamped else out,
                                           env=env, start_new_session=True)
         self.pid = self.popen.pid
+        if stamped:
+            self.copier = threading.Thread(target=self.copy, args=(self.popen.stdout, log),
+                                           daemon=True)
+            self.copier.start()
+
+    def copy(self, pipe, log):
+        """Copies the output to LOG line by line as it arrives, until every writer closed it (a
+        hold's keeper may outlive the script)."""
+        with pipe, open(log, "ab") as out:
+            for line in pipe:
+                if self.loss_reported is None and LOSS_LINE.search(line):
+                    self.loss_reported = time.monotonic_ns()
+                out.write(line)
+                out.flush()
+
+    def output_copied(self, timeout=2.0):
+        """Waits, once, up to TIMEOUT seconds for the copier to reach the end of the output."""
+        if self.copier is not None:
+            self.copier.join(timeout)
+            self.copier = None
 
     def members(self):
         return session_members(self.pid)
@@ -293,7 +323,7 @@ class Contender:
         self.overlap_until = None  # monotonic ns: the end of an UntilResumed allowance
         self.broken_between = None  # monotonic ns: the --break that named it, from start to end
         self.process = Process(argv, os.path.join(s.dir, "contenders", f"{ident}.log"),
-                               env=s.env)
+                               env=s.env, stamped=True)
         self.status = None
 
     def wait(self, timeout=None):
@@ -355,12 +385,15 @@ class Contender:
             self.overlap_until = time.monotonic_ns() + int(self.may_overlap.within * 1e9)
 
     def log(self):
+        if self.finished():
+            self.process.output_copied()
         with open(os.path.join(self.s.dir, "contenders", f"{self.id}.log"), errors="replace") as f:
             return f.read()
 
     def record(self):
         """What the checker reads (checker.py says what each entry means). A hold's record is a
         run's: its section is fenced the same way."""
+        self.process.output_copied()
         bound = self.may_overlap
         return {"id": self.id, "kind": self.kind, "status": self.status, "expect": self.expect,
                 "may_overlap": bound is not False,
@@ -368,7 +401,8 @@ class Contender:
                 else bound,
                 "overlap_until": self.overlap_until,
                 "renew_every": bound.renew_every if isinstance(bound, UntilBroken) else None,
-                "broken_between": self.broken_between, "limit": self.limit,
+                "broken_between": self.broken_between,
+                "loss_reported": self.process.loss_reported, "limit": self.limit,
                 "shared": self.shared}
 
 
