@@ -105,7 +105,8 @@ Expected<AcquireAnswer, std::string> decode_acquire(const Reply& reply) {
     const std::string verdict = fields.text(0);
     if (verdict == "granted" && fields.has(4)) {
         if (auto validity = fields.number(3)) {
-            return AcquireAnswer{Granted{fields.text(1), fields.text(2), Millis{*validity}}};
+            return AcquireAnswer{Granted{fields.text(1), fields.text(2), Millis{*validity},
+                                         fields.has(5) ? fields.number(4) : std::nullopt}};
         }
     } else if (verdict == "busy" && fields.has(5)) {
         if (auto remaining = fields.number(1)) {
@@ -172,10 +173,12 @@ Expected<RenewAnswer, std::string> decode_renew(const Reply& reply) {
     const std::string verdict = fields.text(0);
     if (verdict == "renewed" && fields.has(3)) {
         if (auto validity = fields.number(2)) {
-            return RenewAnswer{Renewed{fields.text(1), Millis{*validity}}};
+            return RenewAnswer{Renewed{fields.text(1), Millis{*validity},
+                                       fields.has(4) ? fields.number(3) : std::nullopt}};
         }
     } else if (verdict == "lost" && fields.has(4)) {
         if (auto lost = decode_lost(fields)) {
+            lost->server_ms = fields.has(5) ? fields.number(4) : std::nullopt;
             return RenewAnswer{*lost};
         }
     }

@@ -27,6 +27,8 @@ struct Granted {
     std::string value; // what the lock key now holds
     std::string fence; // the fencing token of this grant
     Millis validity{0};
+    // The server's clock (Unix ms) when it ran the script; none from a script that does not say.
+    std::optional<long long> server_ms;
 };
 
 struct Busy {
@@ -97,9 +99,10 @@ enum class LossReason {
 
 struct Lost {
     LossReason reason = LossReason::gone;
-    std::optional<Holder> taker; // for taken
-    std::string broken_by;       // for broken: "USER@HOST pid PID"
-    std::string broken_because;  // for broken: the reason the operator gave, or ""
+    std::optional<Holder> taker;        // for taken
+    std::string broken_by;              // for broken: "USER@HOST pid PID"
+    std::string broken_because;         // for broken: the reason the operator gave, or ""
+    std::optional<long long> server_ms; // as in Granted
 };
 
 // What --break ended: each holder as its record described it.
@@ -118,6 +121,7 @@ using BreakAnswer = std::variant<Broken, Foreign>;
 struct Renewed {
     std::string value;
     Millis validity{0};
+    std::optional<long long> server_ms; // as in Granted
 };
 
 struct Released {

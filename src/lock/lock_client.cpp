@@ -76,11 +76,21 @@ void LockClient::note_place(const Expected<Attempt, CallFailure>& attempt) {
         queued_ = busy->queued;
         ever_queued_ = ever_queued_ || busy->queued;
         last_busy_ = attempt->valid_from;
-    } else if (std::holds_alternative<Granted>(attempt->answer)) {
+    } else if (const auto* granted = std::get_if<Granted>(&attempt->answer)) {
         queued_ = false; // the grant took it out of the queue
+        note_server_time(granted->server_ms, attempt->valid_from);
     }
     // A refusal (a foreign key, another mode, a fence that cannot be counted) changed nothing:
     // a queued waiter refused must still leave the queue.
+}
+
+void LockClient::note_server_time(const std::optional<long long>& server_ms, SteadyTime sent) {
+    if (!server_ms) {
+        return;
+    }
+    if (auto jump = server_clock_.observe(*server_ms, sent, steady_now())) {
+        clock_news_ = std::move(*jump);
+    }
 }
 
 std::string waiter_id_for(int limit, bool shared) {
@@ -303,6 +313,7 @@ Expected<RenewAnswer, CallFailure> LockClient::renew(const Deadline& not_after) 
     options.not_after = not_after;
     options.server_wait = params_.replicas > 0 ? params_.replica_wait : Millis{0};
     options.confirm_master = true;
+    const SteadyTime sent = steady_now();
     auto replies =
         redis::run_script_then(connection_, scripts::renew, keys_.all(),
                                with_db({identity_.token, std::to_string(params_.ttl.count()),
@@ -315,6 +326,12 @@ Expected<RenewAnswer, CallFailure> LockClient::renew(const Deadline& not_after) 
     if (!answer) {
         return unexpected(CallFailure{CallFailure::Kind::protocol, answer.error(), {}});
     }
+    // Sent again (a broken connection, a failover): the answer is from the last time.
+    std::visit(
+        [&](const auto& renewal) {
+            note_server_time(renewal.server_ms, std::max(sent, connection_.last_sent()));
+        },
+        *answer);
     if (params_.replicas > 0 && std::holds_alternative<Renewed>(*answer)) {
         if (replies->after.empty()) {
             return unexpected(CallFailure{

@@ -5,12 +5,14 @@
 #include "base/clock.hpp"
 #include "lock/answers.hpp"
 #include "lock/keys.hpp"
+#include "lock/server_clock.hpp"
 #include "lock/timestamp.hpp"
 #include "redis/connection.hpp"
 #include "redis/script.hpp"
 
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace redlockrun::lock {
 
@@ -119,6 +121,9 @@ public:
     // Sentinel: what the sentinel asked before the last renewal or wait found, if it named another
     // master or did not answer; empty otherwise. For -v.
     std::string take_master_news() { return connection_.take_master_news(); }
+    // A jump of the server's clock that the last grant or renewal showed (ServerClock), once;
+    // empty if it showed none.
+    std::string take_clock_news() { return std::exchange(clock_news_, {}); }
 
 private:
     template <typename Answer>
@@ -141,6 +146,8 @@ private:
     bool came_first() const;
     // Keeps what a busy answer says of this waiter's place in the queue.
     void note_place(const Expected<Attempt, redis::CallFailure>& attempt);
+    // Compares the server's time in an answer to a request sent at `sent` with the last one.
+    void note_server_time(const std::optional<long long>& server_ms, SteadyTime sent);
     Expected<Attempt, redis::CallFailure> acquire_once();
     Expected<Attempt, redis::CallFailure> wait_then_acquire_once(Millis timeout);
     // After a refused login, the acquire at this position of the replies may still have won.
@@ -166,6 +173,8 @@ private:
     bool queued_ = false;      // the last busy answer said this waiter is in the queue
     bool ever_queued_ = false; // one ever did
     std::optional<SteadyTime> last_busy_;
+    ServerClock server_clock_;
+    std::string clock_news_;
 };
 
 } // namespace redlockrun::lock

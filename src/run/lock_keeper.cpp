@@ -58,6 +58,8 @@ void LockKeeper::renew(run::Stoppable& protected_work) {
     if (auto news = lock_.take_master_news(); !news.empty()) {
         log_.info("before renewing {}: {}", key, news);
     }
+    // Redis expires keys by its clock: a jump forward can end the lock, and the loss says why.
+    const std::string jump = lock_.take_clock_news();
     if (!answer) {
         const bool first_failure = !failing_since_;
         if (first_failure) {
@@ -80,8 +82,13 @@ void LockKeeper::renew(run::Stoppable& protected_work) {
         return;
     }
     if (auto* lost = std::get_if<lock::Lost>(&*answer)) {
-        declare_lost(lock::describe(*lost), protected_work);
+        declare_lost(jump.empty() ? lock::describe(*lost)
+                                  : fmt::format("{}, and {}", lock::describe(*lost), jump),
+                     protected_work);
         return;
+    }
+    if (!jump.empty()) {
+        log_.info("renewing {}: {}", key, jump);
     }
     const auto& renewed = std::get<lock::Renewed>(*answer);
     valid_until_ = validity_deadline(sent, renewed.validity, policy_.ttl);

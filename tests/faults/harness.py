@@ -8,6 +8,7 @@ import shlex
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import tempfile
 import threading
@@ -26,6 +27,7 @@ CRITICAL = os.path.join(HERE, "critical.py")
 CLASSIC = os.path.join(HERE, "..", "e2e", "classic_client.py")
 RECORDER = os.path.join(HERE, "recorder.py")
 INTERACTIVE_OWNER = os.path.join(HERE, "interactive_owner.py")
+CLOCKSHIFT = os.path.join(HERE, "clockshift.c")
 
 
 class ScenarioFailed(Exception):
@@ -241,12 +243,13 @@ class Redis:
     """A redis-server without persistence, on BIND:PORT and on a unix socket in the scenario's
     directory; the harness talks to it through the socket (which works from any namespace)."""
 
-    def __init__(self, s, name, bind, port, prefix, options):
+    def __init__(self, s, name, bind, port, prefix, options, clock=None):
         self.s, self.name, self.bind, self.prefix = s, name, bind, list(prefix)
         self.port = port or free_port()
         self.sock = os.path.join(s.dir, f"{name}.sock")
         self.options = list(options)
         self.process = None
+        self.clock = clock  # a ServerClock that moves this server's wall clock, or None
         self.start()
 
     @property
@@ -265,7 +268,8 @@ class Redis:
             "--appendonly", "no", "--unixsocket", self.sock, "--unixsocketperm", "777",
             "--dir", self.s.dir, "--logfile", os.path.join(self.s.dir, f"{self.name}.log"),
             *self.options]
-        self.process = Process(argv, os.path.join(self.s.dir, f"{self.name}.out"))
+        env = None if self.clock is None else dict(os.environ, **self.clock.environment())
+        self.process = Process(argv, os.path.join(self.s.dir, f"{self.name}.out"), env=env)
         self.s.processes.append(self.process)
         self.admin = redis.Redis(unix_socket_path=self.sock, socket_timeout=5)
         self.s.wait_for(f"{self.name} to answer", self.answers, timeout=10)
@@ -305,6 +309,60 @@ class Redis:
 
     def blocked_clients(self):
         return self.admin.info("clients")["blocked_clients"]
+
+    def server_time_ms(self):
+        seconds, micros = self.call("TIME")
+        return int(seconds) * 1000 + int(micros) // 1000
+
+
+class ServerClock:
+    """Moves the wall clock of the redis-servers started with it (Scenario.redis(clock=...)), as
+    an operator's `date -s` or a misbehaving NTP would on the server's machine, and nothing
+    else's: clockshift.c, preloaded into them, adds the offset this writes. Redis expires keys,
+    and answers TIME, by that clock."""
+
+    built = None  # the preloaded library, built once per process
+    build_lock = threading.Lock()
+
+    def __init__(self, s):
+        self.s = s
+        self.path = os.path.join(s.dir, "clock-offset")
+        self.offset = 0.0
+        with open(self.path, "wb") as out:
+            out.write(struct.pack("=q", 0))
+
+    @classmethod
+    def library(cls):
+        with cls.build_lock:
+            if cls.built is None:
+                folder = tempfile.mkdtemp(prefix="clockshift-")
+                target = os.path.join(folder, "clockshift.so")
+                built = subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-Wall", "-Werror",
+                                        "-o", target, CLOCKSHIFT], capture_output=True, text=True)
+                if built.returncode != 0:
+                    raise ScenarioFailed(f"cannot build {CLOCKSHIFT}: {built.stderr.strip()}")
+                cls.built = target
+            return cls.built
+
+    def environment(self):
+        return {"LD_PRELOAD": self.library(), "CLOCKSHIFT_FILE": self.path}
+
+    def jump(self, r, seconds):
+        """Steps the clock of R (started with this clock) by SECONDS, forward or back, and
+        confirms that its TIME moved by as much."""
+        before = r.server_time_ms()
+        local = time.monotonic()
+        self.offset += seconds
+        fd = os.open(self.path, os.O_WRONLY)
+        try:
+            os.pwrite(fd, struct.pack("=q", int(self.offset * 1e9)), 0)
+        finally:
+            os.close(fd)
+        after = r.server_time_ms()
+        moved = (after - before) / 1000 - (time.monotonic() - local)
+        self.s.confirm(f"{r.name}'s clock jumped {seconds:+.0f} s (TIME moved {moved:+.1f} s "
+                       "more than this machine's monotonic clock)",
+                       lambda: abs(moved - seconds) < 1)
 
 
 class Contender:
@@ -563,8 +621,10 @@ class Scenario:
 
     # --- servers and contenders -----------------------------------------------------------------
 
-    def redis(self, name="redis", bind="127.0.0.1", port=None, prefix=(), options=()):
-        return Redis(self, name, bind, port, prefix, options)
+    def redis(self, name="redis", bind="127.0.0.1", port=None, prefix=(), options=(),
+              clock=None):
+        """A redis-server; with CLOCK, a ServerClock that can move its wall clock."""
+        return Redis(self, name, bind, port, prefix, options, clock)
 
     def next_id(self, name):
         with self.lock:

@@ -8,7 +8,7 @@
 -- ARGV[13] '1' for a hold (--hold: its pid is the hold's owner's), '' for a run,
 -- ARGV[14] '1' for an exclusive waiter that has asked before, within its place's time, and was
 -- never queued: it came before everyone in the queue.
--- {'granted', value, fence, validity_ms}
+-- {'granted', value, fence, validity_ms, now_ms}
 -- | {'busy', remaining_ms, host, pid, fence, limit ('' if exclusive), holders, recheck_ms, ahead,
 --    held_ms, renew_ms, ended_ago_ms, note, queued}:
 --   recheck_ms is when to ask again at the latest, as nothing may wake a waiter then (a --min-hold
@@ -117,7 +117,7 @@ end
 if held and not owner[6] then
   if exclusive and owner[1] == token then
     -- Our own earlier call won, and its answer was lost on the way back.
-    return {'granted', lock.value, owner[3], validity(lock.expiry, ttl_ms)}
+    return {'granted', lock.value, owner[3], validity(lock.expiry, ttl_ms), now_ms}
   end
   return busy_exclusive()
 end
@@ -136,7 +136,7 @@ if held then
   end
   local mine = holders[token]
   if mine then
-    return {'granted', lock.value, mine.fence, validity(mine.expiry_ms, ttl_ms)}
+    return {'granted', lock.value, mine.fence, validity(mine.expiry_ms, ttl_ms), now_ms}
   end
 end
 
@@ -198,7 +198,7 @@ if exclusive then
     redis.call('HSET', owner_key, 'hold', '1')
   end
   redis.call('PEXPIREAT', owner_key, expiry)
-  return {'granted', value, fence, validity(expiry, ttl_ms)}
+  return {'granted', value, fence, validity(expiry, ttl_ms), now_ms}
 end
 
 if not held then
@@ -221,4 +221,4 @@ if #queue > (member and 1 or 0) then
   -- one) the wake-ups run down the queue one grant after another.
   wake_admissible(holding_of(held_as, count + 1), 1)
 end
-return {'granted', value, fence, validity(record.expiry_ms, ttl_ms)}
+return {'granted', value, fence, validity(record.expiry_ms, ttl_ms), now_ms}

@@ -135,6 +135,28 @@ TEST_CASE("answers: renew and release, with every loss reason") {
     CHECK(describe(std::get<Lost>(*taken)) == "another redlockrun holds it now (web2 pid 7)");
 }
 
+TEST_CASE("answers: grants and renewals say the server's time, where the script does") {
+    auto granted = decode_acquire(array({bulk("granted"), bulk("1763812375678"), bulk("17"),
+                                         integer(30000), integer(1763812345678)}));
+    REQUIRE(granted);
+    CHECK(std::get<Granted>(*granted).server_ms == 1763812345678);
+    auto renewed = decode_renew(
+        array({bulk("renewed"), bulk("1763812375678"), integer(29999), integer(1763812345679)}));
+    REQUIRE(renewed);
+    CHECK(std::get<Renewed>(*renewed).server_ms == 1763812345679);
+    auto lost = decode_renew(
+        array({bulk("lost"), bulk("gone"), bulk(""), bulk(""), integer(1763812345680)}));
+    REQUIRE(lost);
+    CHECK(std::get<Lost>(*lost).server_ms == 1763812345680);
+    // Without it (a reply of four fields), no time; one that is not a number is none either.
+    auto older = decode_renew(array({bulk("renewed"), bulk("1763812375678"), integer(29999)}));
+    REQUIRE(older);
+    CHECK_FALSE(std::get<Renewed>(*older).server_ms);
+    auto odd = decode_renew(array({bulk("lost"), bulk("gone"), bulk(""), bulk(""), bulk("x")}));
+    REQUIRE(odd);
+    CHECK_FALSE(std::get<Lost>(*odd).server_ms);
+}
+
 TEST_CASE("answers: status snapshot of an exclusive lock") {
     auto snapshot = decode_status(
         array({bulk("1763812345678"), bulk("string"), bulk("1763812375678"), bulk("1763812375678"),
