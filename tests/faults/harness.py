@@ -179,8 +179,11 @@ def free_port():
         return probe.getsockname()[1]
 
 
-# What redlockrun says when it finds its lock lost (run/lock_keeper.cpp), a run's and a hold's alike.
-LOSS_LINE = re.compile(rb"redlockrun: lost the lock on ")
+# What redlockrun says when it finds its lock lost: at a renewal, a run's or a hold keeper's
+# (run/lock_keeper.cpp); at a run's release, its command having ended first (run/lock_attempt.cpp);
+# at a hold's --release (hold/hold.cpp, hold/keeperless_release.cpp).
+LOSS_LINE = re.compile(rb"redlockrun: (lost the lock on |the lock on \S+ was lost|"
+                       rb"the hold on \S+ was lost)")
 
 
 class Process:
