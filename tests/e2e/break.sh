@@ -68,7 +68,7 @@ test_a_classic_client_s_lock_is_broken_too() {
     run_rlr -k classic --break
     expect_status 0 "--break"
     expect_contains "$out" "a client of the classic algorithm" "what --break printed"
-    lock_held classic && fail "the classic lock is still there"
+    if lock_held classic; then fail "the classic lock is still there"; fi
 }
 
 test_a_free_lock_is_left_as_it_is() {

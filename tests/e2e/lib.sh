@@ -12,8 +12,14 @@ REDLOCKRUN=${REDLOCKRUN:?set REDLOCKRUN to the redlockrun binary}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/redlockrun-e2e.XXXXXX")
 SERVER_PIDS=()
 BACKGROUND_PIDS=()
-# A CI system's $CI makes a waiting run say that it waits; tests that want that set it themselves.
-unset CI
+# A CI system's $CI makes a waiting run say that it waits. The suites run without it, and again with
+# it where REDLOCKRUN_TEST_CI=1 (scripts/test: the sanitizer build's run), as on the CI runners where
+# redlockrun runs most; a test that needs one or the other sets it itself.
+if [ "${REDLOCKRUN_TEST_CI:-}" = 1 ]; then
+    export CI=true
+else
+    unset CI
+fi
 
 # stop_processes PID...: kills them, continuing any that were stopped (SIGSTOP tests) first.
 stop_processes() {
@@ -345,7 +351,13 @@ run_tests() {
             mkdir "$WORK"
             servers_before=${#SERVER_PIDS[@]}
             "$name"
+            returned=$?
             stop_processes "${BACKGROUND_PIDS[@]}" "${SERVER_PIDS[@]:$servers_before}"
+            # A test that stopped early (`... || return`) without saying why skipped its checks:
+            # a failure, never an "ok".
+            if [ "$returned" != 0 ] && [ "$TEST_FAILED" = 0 ]; then
+                fail "$name returned $returned before its end without a failure saying why"
+            fi
             exit "$TEST_FAILED"
         ); then
             echo "ok - $name"

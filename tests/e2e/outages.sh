@@ -72,7 +72,7 @@ test_a_wait_that_runs_out_while_redis_is_down_is_69() {
     expect_contains "$message" ": Redis was unreachable for the last " "message"
     expect_contains "$message" "(cannot connect to Redis at 127.0.0.1:$OWN_PORT (the URL from \$REDLOCKRUN_URL): Connection refused)" "message"
     expect_eq "$(wc -l <"$WORK/waiter.err")" 1 "one line"
-    [ -e "$WORK/ran" ] && fail "the command ran"
+    if [ -e "$WORK/ran" ]; then fail "the command ran"; fi
 }
 
 test_a_long_outage_gets_a_notice_and_waiting_forever_outlasts_it() {
@@ -116,7 +116,7 @@ test_a_signal_ends_a_wait_while_redis_is_down() {
     exit_of "$waiter"
     expect_eq "$?" 143 "the waiter's exit status"
     expect_lt "$(($(now_ms) - start))" 3000 "SIGTERM ended the wait promptly"
-    [ -e "$WORK/ran" ] && fail "the command ran"
+    if [ -e "$WORK/ran" ]; then fail "the command ran"; fi
 }
 
 # A run with -w whose Redis is restarting, or not started yet (a CI step's), waits for it, as it
@@ -169,7 +169,7 @@ test_with_w_no_server_is_69_after_the_wait() {
     expect_contains "$err" "redlockrun: gave up waiting for job after 2" "message"
     expect_contains "$err" "Redis was unreachable for the last " "message"
     expect_contains "$err" "cannot connect to Redis at 127.0.0.1:$OWN_PORT (the URL from \$REDLOCKRUN_URL): Connection refused" "message"
-    [ -e "$WORK/ran" ] && fail "the command ran"
+    if [ -e "$WORK/ran" ]; then fail "the command ran"; fi
 }
 
 # Without -w, and with -n, the first connection fails at once, as before; so do a name that does
@@ -197,7 +197,7 @@ test_what_a_wait_does_not_mend_fails_at_once() {
     expect_status 69 "no password"
     expect_lt "$elapsed_ms" 1500 "no password, at once"
     expect_contains "$err" "needs a password" "no password"
-    [ -e "$WORK/ran" ] && fail "the command ran"
+    if [ -e "$WORK/ran" ]; then fail "the command ran"; fi
 }
 
 run_tests

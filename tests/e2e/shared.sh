@@ -44,11 +44,12 @@ test_shared_holders_hold_together_and_an_exclusive_one_waits_for_them() {
     wait_for "two shared holders" holders_are 2
     take w -x -w 30s
     wait_for "the writer to be queued" queued_are 1
-    sleep 0.3
+    wait_for "the writer to block" blocked_clients_are 1
     started w && fail "the writer started beside the shared holders"
     touch "$WORK/release-r1"
     exit_of "$r1" || fail "r1 failed"
-    sleep 0.3
+    # Woken or not by r1's release, the writer waits again: never running.
+    wait_for "the writer to wait on after r1's release" blocked_clients_are 1
     started w && fail "the writer started while r2 still held the lock"
     touch "$WORK/release-r2"
     wait_for "the writer to start" started w
@@ -69,11 +70,11 @@ test_a_queued_writer_is_not_starved_by_readers_that_come_after_it() {
     wait_for "r2 to be queued" queued_are 2
     take r3 -s -w 30s
     wait_for "r3 to be queued" queued_are 3
-    sleep 0.3
+    wait_for "the writer, r2 and r3 to block" blocked_clients_are 3
     started r2 && fail "a reader that came after the queued writer went ahead of it"
     touch "$WORK/release-r1"
     wait_for "the writer to start" started w
-    sleep 0.3
+    wait_for "r2 and r3 to wait on beside the writer" blocked_clients_are 2
     started r2 && fail "a reader started beside the writer"
     touch "$WORK/release-w"
     wait_for "r2 to start" started r2
@@ -103,7 +104,7 @@ test_a_writer_that_waited_before_the_readers_came_goes_first() {
     wait_for "the reader to block" blocked_clients_are 2
     touch "$WORK/release-w1"
     wait_for "the second writer to start" started w2
-    sleep 0.3
+    wait_for "the reader to wait on" blocked_clients_are 1
     started r && fail "the reader started beside the second writer"
     touch "$WORK/release-w2"
     wait_for "the reader to start" started r
@@ -220,7 +221,8 @@ test_a_release_lets_in_every_shared_waiter_at_the_head_at_once() {
     expect_lt $((last - first)) 1000 "the four readers started together"
     started w2 && fail "the second writer started beside the readers"
     touch "$WORK/release-r1" "$WORK/release-r2" "$WORK/release-r3"
-    sleep 0.3
+    wait_for "r4 to be the last shared holder" holders_are 1
+    wait_for "the second writer to wait on" blocked_clients_are 1
     started w2 && fail "the second writer started while r4 still held the lock"
     touch "$WORK/release-r4"
     wait_for "the second writer to start" started w2

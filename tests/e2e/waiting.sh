@@ -161,7 +161,7 @@ test_a_waiter_gets_the_lock_as_soon_as_it_is_released() {
     start_bg holder -t 60s -k job -c "while [ ! -e '$WORK/go' ]; do sleep 0.02; done; date +%s%3N >'$WORK/holder-end'"
     wait_for "the holder" lock_held job
     start_bg waiter -k job -c "date +%s%3N >'$WORK/waiter-start'"
-    sleep 1 # the waiter is blocked by now
+    wait_for "the waiter blocks" blocked_clients_are 1
     [ -e "$WORK/waiter-start" ] && fail "the waiter ran while the lock was held"
     touch "$WORK/go"
     exit_of "$holder" || fail "holder"
@@ -182,7 +182,7 @@ test_waiters_are_woken_one_per_release() {
         "$REDLOCKRUN" -k job -c "echo start >>'$WORK/log'; sleep 0.2; echo end >>'$WORK/log'" &
         pids+=("$!")
     done
-    sleep 0.5
+    wait_for "the three waiters block" blocked_clients_are 3
     touch "$WORK/go"
     for i in "${pids[@]}"; do
         wait "$i" || fail "waiter $i failed"
@@ -218,7 +218,7 @@ test_signals_while_waiting_end_at_once_and_leave_nothing() {
     local signal expected
     for signal in INT TERM HUP ALRM XCPU RTMIN+3; do
         start_bg waiter -k job -- touch "$WORK/ran-$signal"
-        sleep 0.5
+        wait_for "the waiter blocks (SIG$signal)" blocked_clients_are 1
         local start=$(now_ms)
         kill -s "$signal" "$waiter"
         exit_of "$waiter"
@@ -232,7 +232,7 @@ test_signals_while_waiting_end_at_once_and_leave_nothing() {
     expect_eq "$(rcli hget '{job}:redlockrun:owner' pid)" "$holder" "the holder still holds it"
     # The interrupted waiters took no wake-up token with them: the next waiter is woken at once.
     start_bg waiter -t 60s -k job -c "date +%s%3N >'$WORK/waiter-start'"
-    sleep 0.5
+    wait_for "the last waiter blocks" blocked_clients_are 1
     local released=$(now_ms)
     touch "$WORK/release-job"
     exit_of "$waiter" || fail "the last waiter failed"
@@ -251,7 +251,7 @@ test_a_signal_racing_the_release_leaves_no_lock() {
         start_bg holder -k job -c "while [ ! -e '$WORK/go' ]; do sleep 0.01; done"
         wait_for "the holder" lock_held job
         start_bg waiter -k job -- sleep 0.2
-        sleep 0.3
+        wait_for "the waiter blocks in round $round" blocked_clients_are 1
         touch "$WORK/go"
         sleep "0.0$((RANDOM % 4))"
         kill -TERM "$waiter"
@@ -270,7 +270,7 @@ test_a_signal_ignored_at_start_stays_ignored() {
         exec "$REDLOCKRUN" -k job -c "grep SigIgn /proc/\$\$/status >'$WORK/ignored'"
     ) 2>"$WORK/waiter.err" &
     local waiter=$!
-    sleep 0.5
+    wait_for "the waiter blocks" blocked_clients_are 1
     for signal in "${ignored[@]}"; do
         kill -s "$signal" "$waiter"
     done
@@ -443,7 +443,7 @@ test_a_waiter_killed_while_waiting_does_not_hold_up_the_next() {
     exit_of "$holder" || fail "the holder failed"
     exit_of "$next" || fail "the next waiter failed: $(cat "$WORK/next.err")"
     expect_lt $(($(cat "$WORK/next-start") - released_at)) 3000 "the next waiter started soon after the release"
-    [ -e "$WORK/killed-ran" ] && fail "the killed waiter's command ran"
+    if [ -e "$WORK/killed-ran" ]; then fail "the killed waiter's command ran"; fi
 }
 
 test_mutual_exclusion_under_contention() {
