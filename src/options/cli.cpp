@@ -3,6 +3,7 @@
 #include "base/fatal.hpp"
 #include "base/version.hpp"
 #include "options/config_lines.hpp"
+#include "options/habits.hpp"
 #include "options/help.hpp"
 #include "options/marked_words.hpp"
 #include "options/options.hpp"
@@ -205,6 +206,7 @@ Declarations::Declarations() {
                           "list the locks whose keys match <pattern>\n(default: all) and exit: "
                           "0 if none is\nheld, 75 if one is",
                           &OptionText::list);
+    flag("--held", "with --list: only the locks that are held", &OptionText::held);
     flag("--break",
          "end every holder's claim on the lock now, and\nwake the waiters (for an operator; "
          "each\nholder is stopped at its next renewal)",
@@ -295,24 +297,6 @@ std::string long_name(const CLI::Option& option) {
     return "--" + option.get_lnames().front();
 }
 
-// A word CLI11 left over that is an option, not the command: "-x", "--bogus=1".
-bool is_option_word(const std::string& word) {
-    return word.size() > 1 && word.front() == '-' && word != "--";
-}
-
-// Reports an option CLI11 did not know, as getopt_long would: the first one, before anything that
-// came after it.
-void refuse_unknown_options(const CLI::App& app) {
-    const auto rest = app.remaining();
-    if (rest.empty() || !is_option_word(rest.front())) {
-        return;
-    }
-    const std::string word = unmarked(rest.front());
-    // "-xk" is -x (then -k); "--bogus=1" is --bogus.
-    throw UsageError(fmt::format(
-        "unknown option {}", word[1] == '-' ? word.substr(0, word.find('=')) : word.substr(0, 2)));
-}
-
 // CLI11's own words never reach the user: its two messages about an option's value are recognised
 // by the option's name at their start, and said again in ours.
 std::string usage_message(const Declarations& declarations, const CLI::ParseError& error) {
@@ -351,10 +335,21 @@ CommandLine parse_words(int argc, const char* const* argv) {
     }
     refuse_unknown_options(declarations.app);
     if (line.action != CommandLine::Action::run) {
+        if (argc > 2) { // alone, they exit 0; a CI step must not go green on "-h HOST"
+            throw Fatal(ExitStatus::usage,
+                        not_alone_message(line.action == CommandLine::Action::help,
+                                          std::vector<std::string>(argv + 1, argv + argc)));
+        }
         return line;
     }
     line.options = declarations.collect(long_name);
     line.options.command = unmarked(declarations.app.remaining());
+    if (const auto start = static_cast<size_t>(argc) - line.options.command.size();
+        !line.options.command.empty() && start >= 2 && line.options.no_wait) {
+        if (auto message = database_after_no_wait(argv[start - 1], line.options.command.front())) {
+            throw Fatal(ExitStatus::usage, *message);
+        }
+    }
     if (!line.options.command.empty() && line.options.command.front() == "--") {
         line.options.command.erase(line.options.command.begin());
     } else if (line.options.command.size() == 1 && std::string_view(argv[argc - 2]) != "--" &&
@@ -418,6 +413,11 @@ OptionText parse_config(std::string_view text, const std::string& file) {
         if (entry != entries.end() && !entry->second->value) {
             throw config_error(fmt::format("{}: {} has no value: write {} = value",
                                            where(item.name), item.name, item.name));
+        }
+        if (auto spaced = item.inputs.size() > 1 && option->get_type_name() == "<duration>"
+                              ? spaced_duration_message(item.inputs)
+                              : std::nullopt) {
+            throw config_error(fmt::format("{}: {}: {}", where(item.name), item.name, *spaced));
         }
         if (item.inputs.size() != 1) {
             throw config_error(

@@ -284,8 +284,15 @@ Expected<Endpoint, std::string> parse_url(std::string_view url) {
     if (url.substr(0, unix_scheme.size()) == unix_scheme) {
         return parse_unix(url.substr(unix_scheme.size()));
     }
-    return unexpected(std::string("the URL must start with redis://, rediss://, unix://, "
-                                  "redis-sentinel:// or rediss-sentinel://"));
+    std::string message = "the URL must start with redis://, rediss://, unix://, "
+                          "redis-sentinel:// or rediss-sentinel://";
+    // "localhost:6379", "10.0.0.5": redis-cli's -h and -p, written as one. Not repeated if it may
+    // hold a password ('@'), which no message shows.
+    if (url.find("://") == std::string_view::npos && url.find('@') == std::string_view::npos &&
+        !url.empty() && url.find_first_of(" \t/") == std::string_view::npos) {
+        message += fmt::format(": write redis://{}", url);
+    }
+    return unexpected(std::move(message));
 }
 
 std::optional<TextSpan> password_span(std::string_view url) {

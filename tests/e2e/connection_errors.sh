@@ -484,6 +484,42 @@ test_help_and_version() {
     run_rlr -V
     expect_status 0
     expect_contains "$out" "redlockrun " "version"
+    run_rlr -h
+    expect_status 0
+    expect_contains "$out" "Usage:" "-h alone"
+}
+
+# A habit from redis-cli, or a typo, is a usage error that says what to write, and runs nothing:
+# a CI step or a cron job must never go green on it.
+test_redis_cli_habits_and_typos_run_nothing_and_say_what_to_write() {
+    local ran="$WORK/ran"
+    printf 'wait = 15 m\n' >"$WORK/spaced.conf"
+    local -a lines=(
+        "-h 127.0.0.1 -p $REDIS_PORT -k habit -- touch $ran|write -u redis://127.0.0.1:$REDIS_PORT"
+        "-V -k habit -- touch $ran|--version takes nothing else"
+        "-k habit --help -- touch $ran|--help takes nothing else"
+        "-p $REDIS_PORT -k habit -- touch $ran|-u redis://HOST:PORT"
+        "-a sekrit -k habit -- touch $ran|--password-file FILE or \$REDISCLI_AUTH"
+        "-n 2 -k habit -- touch $ran|choose the database in the URL, -u redis://HOST:PORT/2"
+        "--timout 5 -k habit -- touch $ran|did you mean --timeout?"
+        "--nonblocking -k habit -- touch $ran|did you mean --nonblock?"
+        "-u localhost:$REDIS_PORT -k habit -- touch $ran|write redis://localhost:$REDIS_PORT"
+        "--config $WORK/spaced.conf -k habit -- touch $ran|wait: '15 m' is not a duration: write 15m"
+    )
+    local line args said
+    for line in "${lines[@]}"; do
+        args=${line%%|*}
+        said=${line#*|}
+        # shellcheck disable=SC2086 # the words of ARGS, as a user types them
+        run_rlr $args
+        expect_status 64 "$args"
+        expect_contains "$err" "$said" "$args"
+        expect_eq "$out" "" "stdout of $args"
+        expect_not_contains "$err" "sekrit" "the password is never repeated ($args)"
+        [ -e "$ran" ] && fail "$args ran the command"
+        rm -f "$ran"
+    done
+    expect_eq "$(rcli exists habit)" 0 "nothing was locked"
 }
 
 run_tests

@@ -211,15 +211,35 @@ TEST_CASE("cli: defaults") {
     CHECK(o.replicas == 0);
 }
 
-TEST_CASE("cli: help and version win over everything else") {
+// The usage error (64) that `words` make, of any kind: its message.
+static std::string refused(std::initializer_list<const char*> words) {
+    try {
+        parse(words);
+    } catch (const Fatal& error) {
+        CHECK(error.status() == 64);
+        return error.what();
+    }
+    FAIL("no usage error");
+    return {};
+}
+
+TEST_CASE("cli: help and version alone, and a usage error with anything else") {
     CHECK(parse({"--help"}).action == CommandLine::Action::help);
-    CHECK(parse({"-h", "-k", "job"}).action == CommandLine::Action::help);
-    CHECK(parse({"-h", "--bogus"}).action == CommandLine::Action::help);
-    CHECK(parse({"-hx"}).action == CommandLine::Action::help);
+    CHECK(parse({"-hx"}).action == CommandLine::Action::help); // one word: -h stops the parse
     CHECK(parse({"-qVk"}).action == CommandLine::Action::version);
-    CHECK(parse({"-k", "j", "-w", "soon", "--help"}).action == CommandLine::Action::help);
-    CHECK(parse({"-V", "-h"}).action == CommandLine::Action::version);
     CHECK(parse({"-V"}).action == CommandLine::Action::version);
+    // A job written with redis-cli's -h HOST must not exit 0 without running.
+    CHECK(refused({"-h", "10.0.0.5", "-k", "job", "--", "true"}) ==
+          "-h is --help here, and it runs nothing: to name a Redis server, write -u "
+          "redis://10.0.0.5:6379");
+    CHECK(refused({"-h", "-k", "job"}).starts_with("--help takes nothing else"));
+    CHECK(refused({"-h", "--bogus"}).starts_with("--help takes nothing else"));
+    CHECK(refused({"-k", "j", "-w", "soon", "--help"}).starts_with("--help takes nothing else"));
+    CHECK(refused({"-V", "-h"}).starts_with("--version takes nothing else"));
+    // -n, flock's no-wait, before a database number.
+    CHECK(refused({"-n", "2", "-k", "job", "--", "true"}).find("-u redis://HOST:PORT/2") !=
+          std::string::npos);
+    CHECK(parse({"-n", "-k", "job", "--", "true"}).action == CommandLine::Action::run);
     CHECK(version_text().rfind("redlockrun ", 0) == 0);
     // After the command starts, --help belongs to the command.
     CHECK(parse({"-k", "j", "ls", "--help"}).action == CommandLine::Action::run);

@@ -137,6 +137,15 @@ TEST_CASE("URL: bad ones are refused, and the message never repeats the password
     }
 }
 
+TEST_CASE("URL: a host without a scheme gets the redis:// form to write, unless it has a login") {
+    CHECK(parse_url("localhost:6379").error().ends_with(": write redis://localhost:6379"));
+    CHECK(parse_url("10.0.0.5").error().ends_with(": write redis://10.0.0.5"));
+    const auto login = parse_url(":pw@10.0.0.5:6379");
+    CHECK(login.error().find("pw") == std::string::npos);
+    CHECK(login.error().find("write redis://") == std::string::npos);
+    CHECK(parse_url("http://h").error().find("write redis://") == std::string::npos);
+}
+
 TEST_CASE("URL: Sentinel, with its sentinels in order, the master's name and the master's login") {
     auto e = parse_url("redis-sentinel://alice:s3cret@s1:26380,s2,[::1]:26381/3#orders%20db");
     REQUIRE(e);
