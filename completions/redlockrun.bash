@@ -11,7 +11,7 @@ _redlockrun_options='-k --key -n --no-wait --nb --nonblock -w --wait --timeout
     --on-lost --kill-after
     --lost-exit-code --hold --owner --max-hold --release --check -u --url --password-file --sentinel-user
     --sentinel-password-file --tls-ca-file --tls-cert --tls-key
-    --tls-server-name --connect-timeout --replicas --config --status --list --break --json
+    --tls-server-name --connect-timeout --replicas --config --status --list --held --break --json
     -q --quiet -v --verbose -h --help -V --version'
 
 # Succeeds if the option (a long name, or a single short one) takes a value.

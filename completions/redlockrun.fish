@@ -182,6 +182,7 @@ complete -c redlockrun -n __redlockrun_in_options -l config -r -F -d 'Read setti
 complete -c redlockrun -n __redlockrun_in_options -l status -d 'Show who holds the lock and exit'
 complete -c redlockrun -n __redlockrun_in_options -l list -d 'List the locks whose keys match a pattern, and exit'
 complete -c redlockrun -n __redlockrun_in_options -l break -d "End every holder's claim on the lock now (for an operator)"
+complete -c redlockrun -n __redlockrun_in_options -l held -d 'With --list: only the locks that are held'
 complete -c redlockrun -n __redlockrun_in_options -l json -d 'With --status, --list or --hold: print JSON'
 complete -c redlockrun -n __redlockrun_in_options -s q -l quiet -d 'No message when the lock is busy'
 complete -c redlockrun -n __redlockrun_in_options -s v -l verbose -d 'Report waiting, acquiring and releasing'

@@ -85,7 +85,8 @@ int act(int argc, char** argv, const ConfigPlaces& places, Logger& log) {
     }
     const auto format = options.json ? StatusFormat::json : StatusFormat::text;
     if (options.list_pattern) {
-        return list_locks(*options.list_pattern, format, *settings);
+        return list_locks(*options.list_pattern, format,
+                          options.held ? ListOnly::held : ListOnly::every_lock, *settings);
     }
     if (options.status) {
         return show_status(options.key, format, *settings, log);

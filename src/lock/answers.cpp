@@ -377,14 +377,14 @@ std::string describe(const Lost& lost) {
     return "unknown";
 }
 
-std::string describe_foreign(const std::string& key, const Foreign& foreign) {
+std::string describe_foreign(const std::string& key, const Foreign& foreign, Refused refused) {
+    const char* end = refused == Refused::yes ? "; nothing was changed" : "";
     if (foreign.type == "string") {
         return fmt::format("{} holds a value that is not a Unix timestamp, so it is not a lock "
-                           "redlockrun can share; nothing was changed",
-                           key);
+                           "redlockrun can share{}",
+                           key, end);
     }
-    return fmt::format("{} holds a {}, not a timestamp lock; nothing was changed", key,
-                       foreign.type);
+    return fmt::format("{} holds a {}, not a timestamp lock{}", key, foreign.type, end);
 }
 
 std::string describe_exhausted(const std::string& key, const std::string& fence_key,

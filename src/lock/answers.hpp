@@ -200,8 +200,11 @@ std::string describe_tenure(std::optional<Millis> held_for, std::optional<Millis
                             std::optional<Millis> ended_ago, Millis remaining);
 // "the lock key was deleted", "another redlockrun took it over (web1 pid 4242)"...
 std::string describe(const Lost& lost);
-// "KEY holds a list, not a timestamp lock"
-std::string describe_foreign(const std::string& key, const Foreign& foreign);
+// "KEY holds a list, not a timestamp lock; nothing was changed" for what refuses it; without the
+// end for a read (--status, --list), which changes nothing in any case.
+enum class Refused { yes, no };
+std::string describe_foreign(const std::string& key, const Foreign& foreign,
+                             Refused refused = Refused::yes);
 // Why a free lock was not granted: the fence counter named `fence_key` is used up.
 std::string describe_exhausted(const std::string& key, const std::string& fence_key,
                                const FencesExhausted& exhausted);

@@ -41,6 +41,7 @@ struct OptionText {
     std::optional<Setting> config;
     bool status = false;
     bool json = false;
+    bool held = false;
     std::optional<Setting> list; // "*" when --list is given without a pattern
     bool hold = false;
     bool break_lock = false;

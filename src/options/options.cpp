@@ -153,6 +153,7 @@ Options to_options(const OptionText& text) {
     }
     options.status = text.status;
     options.json = text.json;
+    options.held = text.held;
     if (text.list) {
         if (text.list->value.empty()) {
             throw UsageError(fmt::format(
@@ -288,6 +289,9 @@ void validate(const Options& options) {
     }
     if (options.json && !options.status && !options.list_pattern) {
         throw UsageError("--json goes with --status, --list or --hold only");
+    }
+    if (options.held && !options.list_pattern) {
+        throw UsageError("--held goes with --list only");
     }
     if (options.list_pattern) {
         // --list finds the keys itself, runs nothing, and is a status of many locks, not of one.

@@ -58,6 +58,7 @@ struct Options {
     bool status = false; // --status
     bool json = false;   // --json
     std::optional<std::string> list_pattern; // --list
+    bool held = false;                       // --held: --list shows the held locks only
     bool hold = false;                       // --hold
     bool break_lock = false;                 // --break
     std::optional<HoldOwner> owner;          // --owner; none: the script that ran --hold

@@ -185,7 +185,7 @@ servers_to_list(redis::Connection& connection, const redis::ConnectionSettings& 
 
 } // namespace
 
-int list_locks(const std::string& pattern, StatusFormat format,
+int list_locks(const std::string& pattern, StatusFormat format, ListOnly only,
                const redis::ConnectionSettings& settings) {
     redis::Connection first(settings, nullptr);
     // By key, sorted byte by byte. A key found on two masters (its slot moved during the listing)
@@ -202,11 +202,15 @@ int list_locks(const std::string& pattern, StatusFormat format,
     }
     int status = to_int(ExitStatus::ok);
     for (const auto& [key, state] : states) {
+        const bool held = state.condition == LockCondition::held ||
+                          state.condition == LockCondition::held_after_command;
+        if (only == ListOnly::held && !held) {
+            continue;
+        }
         const std::string line =
             format == StatusFormat::json ? status_json(state) : printable(status_line(state));
         std::fputs((line + "\n").c_str(), stdout);
-        if (state.condition == LockCondition::held ||
-            state.condition == LockCondition::held_after_command) {
+        if (held) {
             status = to_int(ExitStatus::not_acquired);
         }
     }

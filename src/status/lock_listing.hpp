@@ -21,9 +21,13 @@
 
 namespace redlockrun {
 
+// Which of the locks found the list shows: every one (used within the last week: the fence
+// counter's life), or those held now (--held), also after their command ended (--min-hold).
+enum class ListOnly { every_lock, held };
+
 // Prints the list; returns 75 if any listed lock is held (also after its command ended), else 0.
 // Throws Fatal (69 or 71) if Redis fails at any point: nothing is printed then.
-int list_locks(const std::string& pattern, StatusFormat format,
+int list_locks(const std::string& pattern, StatusFormat format, ListOnly only,
                const redis::ConnectionSettings& settings);
 
 } // namespace redlockrun

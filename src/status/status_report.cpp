@@ -102,7 +102,7 @@ StatusReport describe_status(const std::string& key, const lock::StatusSnapshot&
     const LockState state = interpret_status(key, snapshot);
     if (state.condition == LockCondition::foreign) {
         return {exit_status_of(state),
-                lock::describe_foreign(key, lock::Foreign{state.redis_type})};
+                lock::describe_foreign(key, lock::Foreign{state.redis_type}, lock::Refused::no)};
     }
     return {exit_status_of(state), status_line(state)};
 }
@@ -127,7 +127,8 @@ int show_status(const std::string& key, StatusFormat format,
     }
     std::fflush(stdout);
     if (state.condition == LockCondition::foreign) {
-        log.error("{}", lock::describe_foreign(key, lock::Foreign{state.redis_type}));
+        log.error("{}",
+                  lock::describe_foreign(key, lock::Foreign{state.redis_type}, lock::Refused::no));
     }
     return exit_status_of(state);
 }

@@ -94,6 +94,8 @@ test_status_of_a_foreign_key_is_65() {
     expect_status 65
     expect_eq "$out" "" "stdout"
     expect_contains "$err" "job holds a list, not a timestamp lock" "message"
+    # A read changes nothing in any case: it does not say so as a refusal does.
+    expect_not_contains "$err" "nothing was changed" "the message of a read"
 }
 
 # A key that is not a timestamp lock is refused with 65, and neither it nor anything else changes.

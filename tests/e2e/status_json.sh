@@ -356,6 +356,21 @@ print(" ".join(json.loads(line)["state"] for line in open(sys.argv[1])))' "$WORK
         json_ok "$order"
         expect_eq "$(listed_keys json)" "pat-free pat-held " "$order"
     done
+    # --held: the held ones only (the free and the foreign left out), in either form.
+    run_rlr --list --held
+    expect_status 75 "--held"
+    expect_eq "$(listed_keys)" "pat-held " "--list --held"
+    run_rlr --held --list 'pat*' --json
+    expect_status 75 "--held --json"
+    json_ok "--held --json"
+    expect_eq "$(listed_keys json)" "pat-held " "--list --held --json"
+    run_rlr --list --held '*{tenant1}'
+    expect_status 0 "--held, none held"
+    expect_eq "$out" "" "--held, none held: nothing listed"
+    run_rlr -k pat-held --status --held
+    expect_status 64 "--held without --list"
+    expect_contains "$err" "--held goes with --list only" "--held without --list"
+
     run_rlr --list --json 'pat*' 'backup*'
     expect_status 64 "two patterns"
     expect_eq "$err" "redlockrun: --list takes no command (see redlockrun --help)" "two patterns"
