@@ -63,6 +63,17 @@ std::optional<Process> find_owner(const Options& options) {
     return *owner;
 }
 
+// A CI system's job: $CI, which most set, or GitHub's and GitLab's own variables.
+bool in_ci_job(const Getenv& getenv) {
+    for (const char* name : {"CI", "GITHUB_ACTIONS", "GITLAB_CI"}) {
+        const char* value = getenv(name);
+        if (value != nullptr && *value != '\0') {
+            return true;
+        }
+    }
+    return false;
+}
+
 // A second hold of one key by one owner would wait for the first, which only that owner can end.
 void refuse_second_hold(const std::string& folder, const Options& options,
                         const std::optional<Process>& owner) {
@@ -156,6 +167,11 @@ int take_hold(const Options& options, const redis::ConnectionSettings& settings,
     close_inherited_descriptors();
     forget_password_in_environment();
     const std::optional<Process> owner = find_owner(options);
+    if (!options.owner && in_ci_job(getenv)) {
+        log.notice("in a CI job, a hold ends with the shell that took it (this step's): to keep "
+                   "{} across steps, take it with --owner none --max-hold DURATION",
+                   options.key);
+    }
     auto folder = holds_folder(getenv);
     if (!folder) {
         throw Fatal(ExitStatus::os_error, folder.error());

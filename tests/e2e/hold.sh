@@ -259,6 +259,37 @@ test_ci_steps_hold_with_owner_none_and_max_hold() {
     expect_contains "$err" "no hold has the handle" "a second --release"
 }
 
+# In a CI job, a hold taken without --owner ends with the step's shell: --hold says so, once, on
+# stderr; with --owner none, or outside a CI job, it says nothing.
+test_a_hold_in_a_ci_step_without_owner_says_it_ends_with_the_step() {
+    local variable said
+    for variable in CI GITHUB_ACTIONS GITLAB_CI; do
+        run_script bash "
+            unset CI GITHUB_ACTIONS GITLAB_CI
+            export $variable=true
+            h=\$(\"\$RLR\" -k ci-step --hold) || exit 9
+            eval \"\$h\"
+            \"\$RLR\" --release
+        "
+        expect_status 0 "$variable: the step"
+        said=$(grep -c "in a CI job, a hold ends with the shell that took it (this step's): to keep ci-step across steps, take it with --owner none --max-hold DURATION" <<<"$out")
+        expect_eq "$said" 1 "$variable: the line, once: $out"
+    done
+    run_script bash '
+        unset CI GITHUB_ACTIONS GITLAB_CI
+        h=$("$RLR" -k ci-step --hold) || exit 9
+        eval "$h"
+        "$RLR" --release
+    '
+    expect_status 0 "outside CI"
+    expect_eq "$out" "" "outside CI, --hold says nothing"
+    CI=true run_rlr -k ci-step --owner none --max-hold 1m --hold
+    expect_status 0 "--owner none in CI"
+    expect_not_contains "$err" "in a CI job" "with --owner none"
+    run_rlr --release "$(sed -n "s/^export REDLOCKRUN_HOLD='\(.*\)'$/\1/p" <<<"$out")"
+    expect_status 0 "its release"
+}
+
 test_owner_none_needs_max_hold_and_changes_nothing() {
     local before
     before=$(database_snapshot)
@@ -624,7 +655,9 @@ test_a_hold_ended_early_stops_its_owner_before_letting_go() {
         err=""
         expect_status 143 "$how: the owner was stopped"
         wait_for "$how: the lock is let go once the owner has exited" eval "! lock_held $key"
-        alive "$sleeper" && fail "$how: the owner's command runs on after the lock was let go"
+        if alive "$sleeper"; then
+            fail "$how: the owner's command runs on after the lock was let go"
+        fi
     done
 }
 
