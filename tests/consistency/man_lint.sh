@@ -14,6 +14,16 @@ for tool in groff mandoc man lexgrog; do
         failures=$((failures + 1))
     fi
 done
+# The page is a reference: OPTIONS comes within the first screens, the long topics after it.
+options_at=$(LC_ALL=C.UTF-8 MANWIDTH=80 MAN_KEEP_FORMATTING= man -l "$page" 2>/dev/null |
+    grep -n '^OPTIONS$' | head -1 | cut -d: -f1)
+if [ -z "$options_at" ] || [ "$options_at" -gt 250 ]; then
+    echo "not ok: OPTIONS starts at rendered line ${options_at:-(not found)} at 80 columns; at most 250"
+    failures=$((failures + 1))
+else
+    echo "ok: OPTIONS starts at rendered line $options_at"
+fi
+
 [ "$failures" -eq 0 ] || exit 1
 
 # lint NAME COMMAND...: the command must succeed and print nothing at all.
@@ -45,6 +55,16 @@ if [[ $whatis != *'"redlockrun - run a command while holding a lock in Redis"'* 
     failures=$((failures + 1))
 else
     echo "ok: lexgrog"
+fi
+
+# The page is a reference: OPTIONS comes within the first screens, the long topics after it.
+options_at=$(LC_ALL=C.UTF-8 MANWIDTH=80 MAN_KEEP_FORMATTING= man -l "$page" 2>/dev/null |
+    grep -n '^OPTIONS$' | head -1 | cut -d: -f1)
+if [ -z "$options_at" ] || [ "$options_at" -gt 250 ]; then
+    echo "not ok: OPTIONS starts at rendered line ${options_at:-(not found)} at 80 columns; at most 250"
+    failures=$((failures + 1))
+else
+    echo "ok: OPTIONS starts at rendered line $options_at"
 fi
 
 [ "$failures" -eq 0 ]
