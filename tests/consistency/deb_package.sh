@@ -56,6 +56,11 @@ expect_entry -rw-r--r-- ./usr/share/fish/vendor_completions.d/redlockrun.fish
 expect_entry -rw-r--r-- ./usr/share/doc/redlockrun/copyright
 expect_entry -rw-r--r-- ./usr/share/doc/redlockrun/examples/redlockrun.conf
 expect_entry -rw-r--r-- ./usr/share/doc/redlockrun/changelog.Debian.gz
+expect_entry -rw-r--r-- ./usr/share/doc/redlockrun/README.md
+# Every relative link of the packaged README leads to a file the package has.
+for link in $(grep -oE '\]\([^)#:]+[)#]' "$source_dir/README.md" | sed -E 's/^\]\(//; s/[)#]$//' | sort -u); do
+    expect_entry -rw-r--r-- "./usr/share/doc/redlockrun/$link"
+done
 if grep -v -e '^d' -e ' ./usr/bin/' -e ' ./usr/share/' "$work/contents" | grep -q .; then
     fail "files outside /usr/bin and /usr/share: $(grep -v -e '^d' -e ' ./usr/' "$work/contents")"
 fi

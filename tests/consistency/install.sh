@@ -34,6 +34,13 @@ expected=("$(place "$bindir" redlockrun)" "$(place "$mandir/man1" redlockrun.1)"
 case $copyright in
     ON | on | TRUE | true | 1 | YES | yes) expected+=("$(place "$docdir" copyright)") ;;
 esac
+# The README and what its links lead to: ARCHITECTURE.md, docs/, the man page's source.
+source_dir=$(cd "$(dirname "$0")/../.." && pwd)
+expected+=("$(place "$docdir" README.md)" "$(place "$docdir" ARCHITECTURE.md)"
+    "$(place "$docdir/man" redlockrun.1)")
+for page in "$source_dir"/docs/*.md; do
+    expected+=("$(place "$docdir/docs" "$(basename "$page")")")
+done
 
 for path in "${expected[@]}"; do
     if [ -f "$path" ]; then

@@ -87,6 +87,12 @@ for path in /usr/bin/redlockrun /usr/share/man/man1/redlockrun.1 \
     "/usr/share/licenses/redlockrun-$version/LICENSE"; do
     grep -qxF "$path" "$work/files" || fail "the package lacks $path"
 done
+# The README, and every file its relative links lead to, in the documentation directory.
+readme=$(grep -E '^/usr/share/doc/redlockrun[^/]*/README\.md$' "$work/files") ||
+    fail "the package lacks the README"
+for link in $(grep -oE '\]\([^)#:]+[)#]' "$source_dir/README.md" | sed -E 's/^\]\(//; s/[)#]$//' | sort -u); do
+    grep -qxF "${readme%/README.md}/$link" "$work/files" || fail "the package lacks $link"
+done
 
 # Requires: the sonames of the libraries the binary links (found by rpm), and OpenSSL's package,
 # which the binary loads only for rediss://.
