@@ -20,6 +20,7 @@
 #include <exception>
 #include <new>
 #include <string_view>
+#include <unistd.h>
 #include <utility>
 
 namespace redlockrun {
@@ -132,6 +133,29 @@ int run_and_report(int argc, char** argv, const ConfigPlaces& places, Logger& lo
         log.error("internal error: {}", error.what());
         return to_int(ExitStatus::internal);
     }
+}
+
+} // namespace
+
+namespace {
+
+// The C++ runtime ends the program with std::terminate when it cannot allocate even the exception
+// that would report a failure (a tight `ulimit -v`); its own line, "terminate called without an
+// active exception", does not say why. Nothing here calls std::terminate or keeps a std::thread,
+// so no exception in flight means that. Written without allocating, then abort() as before (134).
+[[noreturn]] void report_terminate() {
+    constexpr std::string_view out_of_memory =
+        "redlockrun: out of memory: the C++ runtime could not allocate an exception\n";
+    constexpr std::string_view escaped = "redlockrun: internal error: an exception escaped\n";
+    const std::string_view line = std::current_exception() ? escaped : out_of_memory;
+    (void)!::write(STDERR_FILENO, line.data(), line.size());
+    std::abort();
+}
+
+// Before the program's own static objects are built, which may already allocate: first among its
+// initializers (priority 101, the earliest a program may use).
+__attribute__((constructor(101))) void install_terminate_report() {
+    std::set_terminate(report_terminate);
 }
 
 } // namespace

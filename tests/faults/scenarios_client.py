@@ -305,12 +305,13 @@ semaphore_variant("open-files-limit", open_files_limit, runs=(1, 10), sections=(
 
 # What a run that exits with each status under a memory limit must have said, one of: redlockrun's
 # own message; the dynamic loader's (it cannot map a library, or, a few pages later, allocate the
-# initial thread's TLS); the C++ runtime's when it cannot allocate the exception.
+# initial thread's TLS); for an abort, redlockrun's terminate handler's, which says that the C++
+# runtime could not allocate an exception (app.cpp): an abort for any other reason fails the run.
 OUT_OF_MEMORY_SAYS = {
     71: ("redlockrun: out of memory",),
     127: ("error while loading shared libraries",
           "cannot allocate TLS data structures for initial thread"),
-    134: ("terminate",),
+    134: ("redlockrun: out of memory: the C++ runtime could not allocate an exception",),
 }
 
 
