@@ -986,6 +986,32 @@ def first_begun(s, contenders):
     return min(begun, key=lambda c: begin_of(s, c)["t"]) if begun else None
 
 
+# How late a holder's last renewal may have come, on a loaded machine, after a third of its TTL: the
+# slack in checking a stopped holder's lock against the server's clock (stopped_lock_expiry()).
+RENEWAL_LATENESS = 1.0
+
+
+def stopped_lock_expiry(s, r, ttl, whose):
+    """The record ({"expiry_ms"}) of the lock of WHOSE, a holder whose renewals just stopped (it,
+    or its keeper, is stopped or killed): the key's value, checked first against the server's TIME
+    and the TTL it was given (seconds). Its last renewal ran before that TIME, and no more than a
+    third of the TTL + RENEWAL_LATENESS before it, so the expiry lies within [TIME + 2 TTL/3 -
+    RENEWAL_LATENESS, TIME + TTL]: a value outside (another unit, no TTL, a stale one) fails the
+    run instead of becoming what the waiters are judged by. None if the key is gone."""
+    now = r.server_time_ms()
+    value = r.call("GET", s.key)
+    if value is None:
+        return None
+    expiry = int(value)
+    low = now + int((ttl * 2 / 3 - RENEWAL_LATENESS) * 1000)
+    high = now + int(ttl * 1000) + 1
+    if not low <= expiry <= high:
+        raise ScenarioFailed(
+            f"{whose}'s lock expires {expiry - now} ms after the server's TIME; with a TTL of "
+            f"{ttl} s renewed every third of it, between {low - now} and {high - now} ms")
+    return {"expiry_ms": expiry}
+
+
 def expect_after_expiry(s, waiter, record, whose):
     """Fails the run if WAITER's section began before RECORD (WHOSE lock or semaphore slot, with
     its "expiry_ms") expired by the server's clock: a lock freed early. The server and the

@@ -3,7 +3,8 @@ import json
 import os
 import signal
 
-from harness import ScenarioFailed, expect_after_expiry, first_begun, scenario, until_resumed
+from harness import ScenarioFailed, expect_after_expiry, first_begun, scenario, \
+    stopped_lock_expiry, until_resumed
 from variants import semaphore_variant
 
 KILL_AFTER = 1  # --kill-after of a paused holder: how long its command may run on once it resumes
@@ -40,7 +41,7 @@ def pause_a_holder(s, r, whole):
     s.sleep(0.2)  # a renewal sent just before the stop has run
     if owner_pid(s, r) != pid:
         raise ScenarioFailed(f"the lock's owner record does not name the paused holder ({pid})")
-    record = {"expiry_ms": int(r.call("GET", s.key))}  # the lock's expiry, by the server's clock
+    record = stopped_lock_expiry(s, r, 2, holder.id)  # the lock's expiry, by the server's clock
     s.wait_for("a waiter's first write",
                lambda: any(e["accepted"] for w in waiters for e in s.writes_of(w)), timeout=15)
     expect_after_expiry(s, first_begun(s, waiters), record, holder.id)

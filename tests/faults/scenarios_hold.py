@@ -7,7 +7,7 @@ import signal
 import time
 
 from harness import CRITICAL, Hold, ScenarioFailed, begin_of, expect_after_expiry, first_begun, \
-    forgotten_lock, scenario, until_resumed
+    forgotten_lock, scenario, stopped_lock_expiry, until_resumed
 
 # --kill-after of the holds that may lose their lock: after the SIGTERM that ends its section, the
 # script runs --release before the keeper's SIGKILL; two seconds leave room for that on a loaded
@@ -224,8 +224,7 @@ def stale_runs_on(s, r, holder, waiters, stale_runs_again=None):
     writes, and then the stale section (continued by stale_runs_again(), if it was stopped too)
     writes once more, which the recorder must refuse."""
     s.sleep(0.2)  # a renewal sent just before the fault has run
-    expiry = r.call("GET", s.key)
-    record = {"expiry_ms": int(expiry)} if expiry is not None else None
+    record = stopped_lock_expiry(s, r, 2, holder.id)
     s.wait_for("a waiter's first write",
                lambda: any(e["accepted"] for w in waiters for e in s.writes_of(w)), timeout=15)
     expect_after_expiry(s, first_begun(s, waiters), record, holder.id)

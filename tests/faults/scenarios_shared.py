@@ -6,7 +6,7 @@ import subprocess
 import time
 
 from harness import (ScenarioFailed, begin_of, expect_after_expiry, forgotten_lock, scenario,
-                     until_resumed)
+                     stopped_lock_expiry, until_resumed)
 from scenarios_semaphore import holder_record
 
 # --kill-after of the holders that may overlap: it bounds how long their command may run on.
@@ -165,7 +165,7 @@ def shared_writer_paused(s):
     writer.stop_all()
     s.sleep(0.2)  # a renewal sent just before the stop has run
     # The key holds the writer's expiry, in ms (redlockrun's default unit).
-    record = {"expiry_ms": int(r.call("GET", s.key))}
+    record = stopped_lock_expiry(s, r, 2, writer.id)
     s.wait_for("both readers' sections", lambda: all(s.began(x) for x in readers), timeout=15)
     for reader in readers:
         expect_after_expiry(s, reader, record, writer.id)
