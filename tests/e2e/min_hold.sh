@@ -39,9 +39,18 @@ test_a_short_command_keeps_the_lock_until_min_hold() {
     # Another "host" one second later: the lock is held, and its command does not run.
     sleep 1
     run_rlr -n -k report -- touch "$WORK/ran-second"
+    local asked_by
+    asked_by=$(server_ms)
     expect_status 75
     expect_contains "$err" "report is held by $(hostname) pid" "busy message"
-    expect_contains "$err" "whose command ended 1" "busy message: the command ended"
+    # The command ended before `after`, and at least a second before the second run asked: the
+    # message says a time between those two, whatever the machine's load.
+    local ended_ago
+    ended_ago=$(sed -n 's/.*whose command ended \([0-9.]*\)s ago.*/\1/p' <<<"$err")
+    [[ $ended_ago =~ ^[0-9]+(\.[0-9]+)?$ ]] || fail "busy message: no 'whose command ended Ns ago': $err"
+    /usr/bin/python3 -c 'import sys; a, lo, hi = map(float, sys.argv[1:]); sys.exit(not lo <= a <= hi)' \
+        "${ended_ago:-0}" 1 "$(((asked_by - before) / 1000 + 1))" ||
+        fail "busy message: the command ended ${ended_ago}s ago, not between 1s and the $((asked_by - before)) ms since the first run began"
     expect_contains "$err" "lets the lock go in" "busy message: when it is let go"
     expect_contains "$err" "not running touch " "busy message: what did not run"
     expect_not_contains "$err" "renewed every" "busy message: a lock kept after its command"
