@@ -129,6 +129,7 @@ test_a_waiter_under_ci_says_once_that_it_waits_and_when_it_got_the_lock() {
 }
 
 test_a_waiter_under_cron_or_with_q_says_nothing() {
+    unset CI # cron's case
     waiter_behind_a_short_holder
     expect_eq "$(cat "$WORK/waiter.err")" "" "neither a terminal nor CI"
     export CI=
