@@ -88,6 +88,12 @@ void LockClient::note_server_time(const std::optional<long long>& server_ms, Ste
     if (!server_ms) {
         return;
     }
+    // Another server (a failover, a slot that moved) has a clock of its own: compared with the
+    // last one's, it would pass for a jump.
+    if (std::string server = endpoint().display(); server != clock_server_) {
+        server_clock_ = ServerClock{};
+        clock_server_ = std::move(server);
+    }
     if (auto jump = server_clock_.observe(*server_ms, sent, steady_now())) {
         clock_news_ = std::move(*jump);
     }

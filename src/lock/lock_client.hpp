@@ -174,6 +174,7 @@ private:
     bool ever_queued_ = false; // one ever did
     std::optional<SteadyTime> last_busy_;
     ServerClock server_clock_;
+    std::string clock_server_; // the server whose clock server_clock_ watches
     std::string clock_news_;
 };
 

@@ -80,9 +80,11 @@ std::string not_alone_message(bool help, const std::vector<std::string>& words) 
     if (help) {
         if (auto host = value_after(words, "-h")) {
             const auto port = value_after(words, "-p");
+            // A host word that may hold a login ('@', "redis://:PASSWORD@...") is not repeated.
+            const bool plain = host->find_first_of("@:/") == std::string::npos;
             return fmt::format("-h is --help here, and it runs nothing: to name a Redis server, "
                                "write -u redis://{}:{}",
-                               *host, port && all_digits(*port) ? *port : "6379");
+                               plain ? *host : "HOST", port && all_digits(*port) ? *port : "6379");
         }
     }
     return fmt::format("{} takes nothing else, and runs nothing: write redlockrun {} alone", name,

@@ -45,6 +45,10 @@ TEST_CASE("habits: --help and --version among other words") {
           "-h is --help here, and it runs nothing: to name a Redis server, write -u "
           "redis://10.0.0.5:6380");
     CHECK(not_alone_message(true, {"-h", "db1", "-k", "x"}).ends_with("-u redis://db1:6379"));
+    // A host word that may hold a password is not repeated.
+    const std::string login = not_alone_message(true, {"-h", "redis://:pw@db1", "-k", "x"});
+    CHECK(login.ends_with("-u redis://HOST:6379"));
+    CHECK(login.find("pw") == std::string::npos);
     // A port that is not a number is not repeated; an -h with no host is plain --help.
     CHECK(not_alone_message(true, {"-h", "db1", "-p", "x"}).ends_with("-u redis://db1:6379"));
     CHECK(not_alone_message(true, {"-k", "x", "--help"}) ==
