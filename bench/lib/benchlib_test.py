@@ -90,6 +90,19 @@ class Conclusion(unittest.TestCase):
         self.assertEqual(self.conclude(results(1.2)), 0)
         self.assertEqual(self.docs.read_text(), self.output.read_text())
 
+    def test_a_target_without_a_number_fails_a_full_run_only(self):
+        # results() is figure 1 alone: in a run of it (--only 1) the other figures' targets read
+        # n/a and are left out; a full run (partial False) whose targets read n/a measured
+        # nothing, and fails.
+        partial = dict(results(1.2), partial=True)
+        self.assertEqual(targets.failed(partial), [])
+        full = dict(results(1.2), partial=False)
+        missed = targets.failed(full)
+        self.assertTrue(missed)
+        self.assertTrue(all(m.endswith("n/a (no number in a full run)") for m in missed), missed)
+        self.assertEqual(self.conclude(full), outcome.MISSED_TARGETS)
+        self.assertFalse(self.docs.exists(), "docs/performance.md written from a run without numbers")
+
     def test_a_missed_target_fails_the_run_and_leaves_the_docs_alone(self):
         self.assertNotEqual(self.conclude(results(1.8)), 0)
         self.assertIn("**FAIL**", self.output.read_text())

@@ -248,7 +248,11 @@ def judge(results: dict) -> list:
 
 
 def failed(results: dict) -> list:
-    """The targets this run missed, with what was measured; none for a smoke run, and none for a
-    target whose figure did not run (n/a)."""
-    return [f"{target}: {measured}" for target, measured, verdict in judge(results)
-            if verdict == FAILED]
+    """The targets this run missed, with what was measured; none for a smoke run. A target without
+    a number (n/a) is missed in a full run, where every figure ran and a target that reads n/a
+    measures nothing; in a run of some figures (--only: results["partial"], which bench/run always
+    sets; absent, the results count as partial) it is left out."""
+    partial = results.get("partial", True) or results.get("smoke", False)
+    return [f"{target}: {measured}" + ("" if verdict == FAILED else " (no number in a full run)")
+            for target, measured, verdict in judge(results)
+            if verdict == FAILED or (verdict == "n/a" and not partial)]
