@@ -492,6 +492,60 @@ def check_help_alone(binary):
             problem(f"redlockrun {' '.join(argv)} exited {status}, expected {expected}")
 
 
+# The reports' verdicts and sources ---------------------------------------------------------------
+
+def src_changed_since(source, commit):
+    """Whether src/ (or the build's CMake) changed after COMMIT in the checkout at SOURCE; None if
+    that cannot be told (not a git checkout, or a commit it does not have)."""
+    if subprocess.run(["git", "-C", str(source), "cat-file", "-e", f"{commit}^{{commit}}"],
+                      capture_output=True).returncode != 0:
+        return None
+    diff = subprocess.run(["git", "-C", str(source), "diff", "--quiet", commit, "HEAD", "--",
+                           "src", "CMakeLists.txt"], capture_output=True)
+    return diff.returncode != 0
+
+
+def check_performance_report(source):
+    """docs/performance.md was made from the src/ of HEAD, and every target in it passed."""
+    text = (source / "docs/performance.md").read_text()
+    made = re.search(r"^\| redlockrun \| redlockrun \S+, source ([0-9a-f]{7,40})\b([^|]*)\|", text,
+                     re.M)
+    if not made:
+        problem("docs/performance.md: no '| redlockrun | redlockrun VERSION, source COMMIT |' row")
+    elif made.group(2).strip():
+        problem(f"docs/performance.md: made from {made.group(1)}{made.group(2).rstrip()}")
+    else:
+        changed = src_changed_since(source, made.group(1))
+        if changed is None:
+            problem(f"docs/performance.md: made from {made.group(1)}, which this checkout does not "
+                    "have")
+        elif changed:
+            problem(f"docs/performance.md: made from {made.group(1)}, and src/ changed since: run "
+                    "bench/run --build --update-docs")
+    targets = re.search(r"^## Targets for redlockrun\n(.*?)^## ", text, re.M | re.S)
+    rows = [line for line in (targets.group(1) if targets else "").splitlines()
+            if line.startswith("| ") and not line.startswith("| target ")]
+    if not rows:
+        problem("docs/performance.md: no targets table")
+    for row in rows:
+        if not row.rstrip().endswith("| pass |"):
+            problem(f"docs/performance.md: a target that did not pass: {row}")
+
+
+def check_reliability_verdicts(source):
+    """docs/reliability.md reports no unexplained overlap and no scenario but ok."""
+    text = (source / "docs/reliability.md").read_text()
+    found = re.search(r"unexplained overlaps: (\d+)", text)
+    if not found:
+        problem("docs/reliability.md: no 'unexplained overlaps: N' line")
+    elif found.group(1) != "0":
+        problem(f"docs/reliability.md: {found.group(1)} unexplained overlaps")
+    for line in text.splitlines():
+        if REPORT_ROW.match(line) and not line.startswith("| scenario "):
+            if not line.rstrip().endswith("| ok |"):
+                problem(f"docs/reliability.md: a scenario whose verdict is not ok: {line}")
+
+
 def main():
     binary, source = sys.argv[1], Path(sys.argv[2])
     run = subprocess.run([binary, "--help"], capture_output=True, text=True)
@@ -578,6 +632,8 @@ def main():
     check_tested_servers(page, source)
     check_markdown(source, set(options), called)
     check_reliability_report(source)
+    check_reliability_verdicts(source)
+    check_performance_report(source)
     check_ci_examples((source / "README.md").read_text(), set(options))
     check_man_order(page)
     check_help_alone(binary)
