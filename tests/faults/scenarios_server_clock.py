@@ -72,7 +72,7 @@ def jump_back(s, kind):
     more_load(s, r)
 
 
-@scenario("server-clock-forward", runs=(1, 10), sections=(3, 93), promise="""
+@scenario("server-clock-forward", runs=(1, 10), sections=(3, 63), promise="""
     While a run holds the lock (TTL 2 s, -v) and a run and a hold wait, the server's wall clock
     jumps 60 s forward: Redis expires the key at once, as if it forgot the lock. Promise: the
     waiters take the lock in turn and exit 0; the holder's next renewal finds the lock gone, says
@@ -83,7 +83,7 @@ def server_clock_forward(s):
     jump_forward(s, "run")
 
 
-@scenario("server-clock-back", runs=(1, 10), sections=(3, 93), promise="""
+@scenario("server-clock-back", runs=(1, 10), sections=(3, 63), promise="""
     While a run holds the lock (TTL 2 s, -v) and a run and a hold wait, the server's wall clock
     jumps 60 s back. Promise: no effect on the lock: the holder's next renewal says that the
     clock jumped back and keeps it; then the holder, and the waiters in turn, run to the end and
