@@ -149,7 +149,8 @@ int main(int argc, char** argv) {
     const char* acquire[] = {"EVALSHA", acquire_sha, "5", key, owner, fence, wake, queue, "0",
                              token, "30000", "ms", names.nodename, pid, "0", "1", "", "10000"};
     round_trip(fd, request, encode(request, sizeof request, 18, acquire), reply, sizeof reply);
-    if (!starts_with(reply, "*4\r\n$7\r\ngranted\r\n")) {
+    // {'granted', value, fence, validity_ms, now_ms} (acquire.lua).
+    if (!starts_with(reply, "*5\r\n$7\r\ngranted\r\n")) {
         return reply[0] == '-' ? (fprintf(stderr, "protocol-floor: %s", reply), 70) : 75;
     }
 
