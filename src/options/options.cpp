@@ -275,6 +275,10 @@ void validate_mode(const Options& options) {
 
 void validate(const Options& options) {
     validate_mode(options);
+    // First: a --held that any other action would leave unread is refused, whatever it is.
+    if (options.held && !options.list_pattern) {
+        throw UsageError("--held goes with --list only");
+    }
     if (options.release_handle || options.check_handle) {
         validate_hold_handle_use(options);
         return;
@@ -289,9 +293,6 @@ void validate(const Options& options) {
     }
     if (options.json && !options.status && !options.list_pattern) {
         throw UsageError("--json goes with --status, --list or --hold only");
-    }
-    if (options.held && !options.list_pattern) {
-        throw UsageError("--held goes with --list only");
     }
     if (options.list_pattern) {
         // --list finds the keys itself, runs nothing, and is a status of many locks, not of one.

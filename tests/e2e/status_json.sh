@@ -367,9 +367,16 @@ print(" ".join(json.loads(line)["state"] for line in open(sys.argv[1])))' "$WORK
     run_rlr --list --held '*{tenant1}'
     expect_status 0 "--held, none held"
     expect_eq "$out" "" "--held, none held: nothing listed"
-    run_rlr -k pat-held --status --held
-    expect_status 64 "--held without --list"
-    expect_contains "$err" "--held goes with --list only" "--held without --list"
+    local without
+    for without in "-k pat-held --status --held" "-k pat-held --held -- true" \
+        "-k held-elsewhere --hold --held" "-k pat-held --break --held" "--release --held x"; do
+        # shellcheck disable=SC2086 # the words of each case
+        run_rlr $without
+        expect_status 64 "$without"
+        expect_contains "$err" "--held goes with --list only" "$without"
+    done
+    expect_eq "$(rcli exists held-elsewhere)" 0 "a refused --hold --held took nothing"
+    lock_held pat-held || fail "a refused --break --held broke the lock"
 
     run_rlr --list --json 'pat*' 'backup*'
     expect_status 64 "two patterns"
