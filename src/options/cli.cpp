@@ -3,6 +3,7 @@
 #include "base/fatal.hpp"
 #include "base/version.hpp"
 #include "options/config_lines.hpp"
+#include "options/declarations.hpp"
 #include "options/habits.hpp"
 #include "options/help.hpp"
 #include "options/marked_words.hpp"
@@ -22,276 +23,6 @@
 namespace redlockrun {
 
 namespace {
-
-enum class InConfigFile { no, yes };
-
-// Where an option's value goes in OptionText: a value, a flag, or neither (--help, --version).
-struct Binding {
-    const CLI::Option* option;
-    std::optional<Setting> OptionText::*value;
-    bool OptionText::*flag;
-    // For an option whose value may be left out: the value it then has.
-    const char* implied_value = nullptr;
-};
-
-// CLI11's App without the --help flag its public constructor declares, which redlockrun would
-// only take away again: declaring an option is most of what a parse costs (ARCHITECTURE.md). The
-// constructor that CLI11 keeps for subcommands declares nothing.
-class Parser : public CLI::App {
-public:
-    explicit Parser(std::string description) : CLI::App(std::move(description), "", nullptr) {}
-};
-
-// Every option, declared once.
-class Declarations {
-public:
-    Declarations();
-
-    Parser app{"redlockrun"};
-    std::vector<Binding> bindings;
-    const CLI::Option* url = nullptr;
-    const CLI::Option* list = nullptr;
-
-    // What the options that were given say, each value with its origin.
-    OptionText collect(const std::function<std::string(const CLI::Option&)>& origin_of) const;
-
-private:
-    CLI::Option* value(const char* names, const char* type, InConfigFile in_config_file,
-                       const char* description, std::optional<Setting> OptionText::*field);
-    // An option whose value may be left out (then it is `implied`): given as "--name=value", or
-    // as the next word if that does not start with '-'.
-    CLI::Option* optional_value(const char* names, const char* type, const char* implied,
-                                const char* description, std::optional<Setting> OptionText::*field);
-    // A null `field` makes a flag that is accepted and changes nothing.
-    void flag(const char* names, const char* description, bool OptionText::*field);
-    // --help and --version win over whatever follows them, so they stop the parse where they
-    // stand, as getopt_long's caller would: by throwing CLI11's own exception for each.
-    void stop(const char* names, const char* description, std::function<void()> stop_parsing);
-
-    const char* group_ = "";
-};
-
-Declarations::Declarations() {
-    // No CLI11 --help flag (Parser): CLI11's would act only after everything was parsed.
-    // As in flock(1): the first word that is not an option starts the command, and options that
-    // are not known stay in what is left over, in front of it.
-    app.prefix_command();
-
-    group_ = "Lock";
-    value("-k,--key", "<key>", InConfigFile::no, "name of the lock (a Redis key)",
-          &OptionText::key);
-    // flock(1)'s names beside redlockrun's own: --nb and --nonblock, --timeout, -x.
-    flag("-n,--no-wait,--nb,--nonblock", "fail at once if the lock is held", &OptionText::no_wait);
-    value("-w,--wait,--timeout", "<duration>", InConfigFile::yes,
-          "give up after waiting this long, for the lock\nor for Redis at start (0: same as "
-          "-n;\ndefault: wait forever)",
-          &OptionText::wait);
-    // As in flock(1): -s shares the lock with other -s runs, -x (the default) takes it alone.
-    flag("-s,--shared",
-         "share the lock with other --shared runs\n(readers), never with an exclusive one;\n"
-         "waiters of both kinds are served in the\norder they came",
-         &OptionText::shared);
-    flag("-x,--exclusive", "an exclusive lock: the default, as in flock(1)",
-         &OptionText::exclusive);
-    value(
-        "-t,--ttl", "<duration>", InConfigFile::yes,
-        "how long the lock stays valid (default 30s);\nrenewed every ttl/3 while the command runs",
-        &OptionText::ttl);
-    flag("--no-renew",
-         "let the lock lapse after the TTL: with\n--on-lost term, the TTL bounds the run",
-         &OptionText::no_renew);
-    value("--timestamp-unit", "<unit>", InConfigFile::yes,
-          "write the key's timestamp in ms (default) or s", &OptionText::timestamp_unit);
-    value("--min-hold", "<duration>", InConfigFile::no,
-          "keep the lock at least this long after it\nwas granted, even if the command ends\n"
-          "sooner (once per cron tick across hosts)",
-          &OptionText::min_hold);
-    if (CLI::Option* limit = value("--limit", "<n>", InConfigFile::no, "", &OptionText::limit)) {
-        limit->description(fmt::format(
-            "let up to <n> runs hold the lock at once\n(a counting semaphore; 1 to {}, default 1)",
-            max_limit));
-    }
-    // A note says why this run holds the lock: it belongs to the run, never to a config file.
-    if (CLI::Option* note = value("--note", "<text>", InConfigFile::no, "", &OptionText::note)) {
-        note->description(fmt::format("why this run holds the lock (a deploy id, a\nCI job's "
-                                      "URL; at most {} bytes), shown to\nwhoever finds it held, "
-                                      "and by --status",
-                                      max_note_bytes));
-    }
-    value("-E,--conflict-exit-code", "<n>", InConfigFile::yes,
-          "exit status when the lock is not acquired\n(default 75)",
-          &OptionText::conflict_exit_code);
-
-    group_ = "Command";
-    value("-c,--command", "<string>", InConfigFile::no, "run <string> with /bin/sh -c",
-          &OptionText::shell_command);
-    value("--on-lost", "<action>", InConfigFile::yes,
-          "if the lock is lost while the command runs:\nterm (default) stops the command,\n"
-          "ignore lets it run on with a warning",
-          &OptionText::on_lost);
-    value("--kill-after", "<duration>", InConfigFile::yes,
-          "send SIGKILL this long after SIGTERM\n(default 10s)", &OptionText::kill_after);
-    value("--lost-exit-code", "<n>", InConfigFile::yes,
-          "exit status when the lock was lost (default 76)", &OptionText::lost_exit_code);
-
-    group_ = "Holding";
-    flag("--hold",
-         "take the lock and leave a keeper holding it\nfor the script: prints assignments to eval",
-         &OptionText::hold);
-    value("--owner", "<pid|none>", InConfigFile::no,
-          "with --hold: the process whose exit ends\nthe hold (default: the script that ran\n"
-          "--hold); none: only --release or\n--max-hold ends it",
-          &OptionText::owner);
-    value("--max-hold", "<duration>", InConfigFile::no,
-          "with --hold: release after this long at the\nlatest, 1s or more (needed with --owner "
-          "none)",
-          &OptionText::max_hold);
-    optional_value("--release", "<handle>", "",
-                   "end a hold: 0 if it was kept to the end,\n76 if it was lost (default: "
-                   "$REDLOCKRUN_HOLD)",
-                   &OptionText::release);
-    optional_value(
-        "--check", "<handle>", "",
-        "ask Redis: 0 while a hold is intact, 76\nonce it was lost, 69 if Redis cannot be\n"
-        "asked (default: $REDLOCKRUN_HOLD)",
-        &OptionText::check);
-
-    group_ = "Redis";
-    url = value("-u,--url", "<url>", InConfigFile::yes,
-                "redis://[[user:]password@]host[:port][/db],\nrediss://... (TLS), "
-                "unix:///path[?db=N], or\nredis-sentinel://host[:port][,host[:port]...]\n"
-                "[/db]#master (rediss-sentinel:// for TLS);\ndefault: $REDLOCKRUN_URL, then the "
-                "config\nfiles, then $REDIS_URL, then\nredis://127.0.0.1:6379. The password: "
-                "from\n--password-file, else --url, else\n$REDLOCKRUN_URL, else "
-                "$REDISCLI_AUTH, else\nthe config files, else $REDIS_URL (a URL's\n"
-                "password only if that URL is used)",
-                &OptionText::url);
-    value("--password-file", "<file>", InConfigFile::yes,
-          "read the password from <file> (or set\n$REDISCLI_AUTH); never put one on the\n"
-          "command line",
-          &OptionText::password_file);
-    value("--sentinel-user", "<name>", InConfigFile::yes,
-          "log in to the sentinels as this ACL user\n(or set $REDLOCKRUN_SENTINEL_USER)",
-          &OptionText::sentinel_user);
-    value("--sentinel-password-file", "<file>", InConfigFile::yes,
-          "read the sentinels' password from <file>\n(or set $REDLOCKRUN_SENTINEL_PASSWORD)",
-          &OptionText::sentinel_password_file);
-    value("--tls-ca-file", "<file>", InConfigFile::yes,
-          "trust the CA certificates in <file> (PEM)\ninstead of the system's",
-          &OptionText::tls_ca_file);
-    value("--tls-cert", "<file>", InConfigFile::yes,
-          "present the client certificate in <file> (PEM)", &OptionText::tls_cert);
-    value("--tls-key", "<file>", InConfigFile::yes, "the client certificate's private key (PEM)",
-          &OptionText::tls_key);
-    value("--tls-server-name", "<name>", InConfigFile::yes,
-          "the name the server's certificate must be\nissued for (default: the URL's host)",
-          &OptionText::tls_server_name);
-    value("--connect-timeout", "<duration>", InConfigFile::yes,
-          "give up connecting, or waiting for a reply,\nafter this long (default 5s)",
-          &OptionText::connect_timeout);
-    value("--replicas", "<n>", InConfigFile::yes,
-          "after every grant and renewal, wait until <n>\nreplicas have it (WAIT; default 0)",
-          &OptionText::replicas);
-
-    group_ = "Other";
-    if (CLI::Option* config =
-            value("--config", "<file>", InConfigFile::no, "", &OptionText::config)) {
-        config->description(
-            fmt::format("read settings from <file> instead of\n{} and\n~/.config/redlockrun/config",
-                        system_config_file));
-    }
-    flag("--status", "show who holds the lock and exit:\n0 if free, 75 if held",
-         &OptionText::status);
-    list = optional_value("--list", "<pattern>", "*",
-                          "list the locks whose keys match <pattern>\n(default: all) and exit: "
-                          "0 if none is\nheld, 75 if one is",
-                          &OptionText::list);
-    flag("--held", "with --list: only the locks that are held", &OptionText::held);
-    flag("--break",
-         "end every holder's claim on the lock now, and\nwake the waiters (for an operator; "
-         "each\nholder is stopped at its next renewal)",
-         &OptionText::break_lock);
-    flag("--json",
-         "with --status or --list: print a JSON\nobject per lock, one per line; with --hold:\n"
-         "print the hold as one JSON object",
-         &OptionText::json);
-    flag("-q,--quiet", "no message when the lock is busy, nor that a\nrun waits and got it",
-         &OptionText::quiet);
-    flag("-v,--verbose",
-         "name the server, its version and where its\nURL came from; report waiting, acquiring,\n"
-         "renewing, releasing and forwarded signals,\neach with what it timed",
-         &OptionText::verbose);
-    stop("-h,--help", "display this help", [] { throw CLI::CallForHelp(); });
-    stop("-V,--version", "display version", [] { throw CLI::CallForVersion(); });
-}
-
-CLI::Option* Declarations::value(const char* names, const char* type, InConfigFile in_config_file,
-                                 const char* description,
-                                 std::optional<Setting> OptionText::*field) {
-    CLI::Option* option = app.add_option(names)
-                              ->description(description)
-                              ->type_name(type)
-                              ->group(group_)
-                              ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
-                              ->configurable(in_config_file == InConfigFile::yes);
-    bindings.push_back({option, field, nullptr});
-    return option;
-}
-
-CLI::Option* Declarations::optional_value(const char* names, const char* type, const char* implied,
-                                          const char* description,
-                                          std::optional<Setting> OptionText::*field) {
-    CLI::Option* option = app.add_option(names)
-                              ->description(description)
-                              ->type_name(type)
-                              ->group(group_)
-                              ->expected(0, 1)
-                              ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
-                              ->configurable(false);
-    bindings.push_back({option, field, nullptr, implied});
-    return option;
-}
-
-void Declarations::flag(const char* names, const char* description, bool OptionText::*field) {
-    // No "--flag=value": CLI11 would take any value, and "--no-renew=no" would renew nothing.
-    CLI::Option* option = app.add_flag(names)
-                              ->description(description)
-                              ->group(group_)
-                              ->disable_flag_override()
-                              ->configurable(false);
-    bindings.push_back({option, nullptr, field});
-}
-
-void Declarations::stop(const char* names, const char* description,
-                        std::function<void()> stop_parsing) {
-    CLI::Option* option = app.add_flag_callback(names, std::move(stop_parsing), description)
-                              ->group(group_)
-                              ->disable_flag_override()
-                              ->configurable(false)
-                              ->trigger_on_parse();
-    bindings.push_back({option, nullptr, nullptr});
-}
-
-OptionText
-Declarations::collect(const std::function<std::string(const CLI::Option&)>& origin_of) const {
-    OptionText text;
-    for (const Binding& binding : bindings) {
-        if (binding.option->count() == 0) {
-            continue;
-        }
-        if (binding.value != nullptr) {
-            // Left out, the value is empty; "--name=" is marked, and stays an empty value.
-            std::string value = binding.option->as<std::string>();
-            if (value.empty() && binding.implied_value != nullptr) {
-                value = binding.implied_value;
-            }
-            text.*binding.value = Setting{unmarked(std::move(value)), origin_of(*binding.option)};
-        } else if (binding.flag != nullptr) {
-            text.*binding.flag = true;
-        }
-    }
-    return text;
-}
 
 std::string long_name(const CLI::Option& option) {
     return "--" + option.get_lnames().front();
@@ -320,8 +51,8 @@ Fatal config_error(const std::string& message) {
     return Fatal(ExitStatus::usage, message);
 }
 
-CommandLine parse_words(int argc, const char* const* argv) {
-    Declarations declarations;
+CommandLine parse_words(int argc, const char* const* argv, NamesInUse names) {
+    Declarations declarations(std::move(names));
     CommandLine line;
     try {
         declarations.app.parse(marked_words(argc, argv));
@@ -353,26 +84,42 @@ CommandLine parse_words(int argc, const char* const* argv) {
     if (!line.options.command.empty() && line.options.command.front() == "--") {
         line.options.command.erase(line.options.command.begin());
     } else if (line.options.command.size() == 1 && std::string_view(argv[argc - 2]) != "--" &&
-               declarations.list->count() > 0 && declarations.list->as<std::string>().empty()) {
+               declarations.list != nullptr && declarations.list->count() > 0 &&
+               declarations.list->as<std::string>().empty()) {
         // --list takes only the word right after it as its pattern, so in "--list --json held*"
         // the pattern comes out as a command. --list runs none: a lone last word there, not
         // after "--" (which CLI11 drops when it follows --list), is the pattern the user meant.
         line.options.list->value = std::move(line.options.command.front());
         line.options.command.clear();
     }
-    line.url_values = unmarked(declarations.url->results());
+    if (declarations.url != nullptr) {
+        line.url_values = unmarked(declarations.url->results());
+    }
     return line;
 }
 
 } // namespace
 
 CommandLine parse_command_line(int argc, const char* const* argv) {
-    return parse_words(argc, argv);
+    try {
+        return parse_command_line_declaring_named_options(argc, argv);
+    } catch (const Fatal&) {
+        // A refusal is said as with every option declared: "did you mean" offers them all.
+        return parse_command_line_declaring_every_option(argc, argv);
+    }
+}
+
+CommandLine parse_command_line_declaring_named_options(int argc, const char* const* argv) {
+    return parse_words(argc, argv, NamesInUse::in_words(argc, argv));
+}
+
+CommandLine parse_command_line_declaring_every_option(int argc, const char* const* argv) {
+    return parse_words(argc, argv, NamesInUse::every_name());
 }
 
 namespace {
 
-OptionText parse_config(std::string_view text, const std::string& file) {
+OptionText parse_config(std::string_view text, const std::string& file, bool declare_every) {
     // Every line is read here first: CLI11's reader would take one it cannot read for another.
     const ConfigLines lines = read_config_lines(text, file);
     std::map<std::string, const ConfigEntry*, std::less<>> entries;
@@ -388,7 +135,12 @@ OptionText parse_config(std::string_view text, const std::string& file) {
     format->comment('\n'); // never in a line: the comments are gone already
     std::istringstream stream{lines.text};
     const std::vector<CLI::ConfigItem> items = format->from_config(stream);
-    Declarations declarations;
+    std::vector<std::string> names;
+    for (const CLI::ConfigItem& item : items) {
+        names.push_back(item.name);
+    }
+    Declarations declarations(declare_every ? NamesInUse::every_name()
+                                            : NamesInUse::in_entries(names));
     for (const CLI::ConfigItem& item : items) {
         if (!item.parents.empty()) {
             throw config_error(fmt::format("{}: [{}]: redlockrun's settings have no sections",
@@ -442,11 +194,25 @@ OptionText parse_config(std::string_view text, const std::string& file) {
 } // namespace
 
 OptionText parse_config_text(std::string_view text, const std::string& file) {
-    return parse_config(text, file);
+    try {
+        return parse_config(text, file, false);
+    } catch (const Fatal&) {
+        return parse_config(text, file, true); // said as with every option declared
+    }
+}
+
+OptionText parse_config_text_declaring_named_options(std::string_view text,
+                                                     const std::string& file) {
+    return parse_config(text, file, false);
+}
+
+OptionText parse_config_text_declaring_every_option(std::string_view text,
+                                                    const std::string& file) {
+    return parse_config(text, file, true);
 }
 
 std::string help_text() {
-    const Declarations declarations;
+    const Declarations declarations(NamesInUse::every_name());
     std::vector<HelpEntry> entries;
     for (const std::string& group : declarations.app.get_groups()) {
         for (const CLI::Option* option : declarations.app.get_options(
@@ -472,7 +238,7 @@ std::string version_text() {
 }
 
 std::vector<std::string> accepted_option_names() {
-    const Declarations declarations;
+    const Declarations declarations(NamesInUse::every_name());
     std::vector<std::string> names;
     for (const Binding& binding : declarations.bindings) {
         for (const auto& name : binding.option->get_snames()) {
@@ -486,7 +252,7 @@ std::vector<std::string> accepted_option_names() {
 }
 
 std::vector<std::string> config_entry_names() {
-    const Declarations declarations;
+    const Declarations declarations(NamesInUse::every_name());
     std::vector<std::string> names;
     for (const Binding& binding : declarations.bindings) {
         if (binding.option->get_configurable()) {

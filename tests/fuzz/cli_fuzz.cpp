@@ -2,7 +2,8 @@
 // or throws a usage error (64) with a message, never another exception, an exit() or an abort; a
 // command line that parses converts and checks (configure()) with the same outcome. A line that
 // the short cut for --release and --check reads (options/hold_request.hpp) parses, and to the
-// same options.
+// same options. Declaring only the options the words can name (options/names_in_use.hpp) comes to
+// the same command line, or to a refusal too.
 #include "base/exit_status.hpp"
 #include "base/fatal.hpp"
 #include "options/cli.hpp"
@@ -12,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,17 @@ void check(bool condition) {
 void check_usage_error(const Fatal& error) {
     check(error.status() == to_int(ExitStatus::usage));
     check(error.what()[0] != '\0');
+}
+
+// What the parse that declares only the options the words can name makes of them, if it accepts
+// them.
+std::optional<CommandLine> parsed_declaring_named_options(size_t argc,
+                                                          const std::vector<const char*>& argv) {
+    try {
+        return parse_command_line_declaring_named_options(static_cast<int>(argc), argv.data());
+    } catch (const Fatal&) {
+        return std::nullopt;
+    }
 }
 
 } // namespace
@@ -57,8 +70,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     } catch (const Fatal& error) {
         check(!request);
         check_usage_error(error);
-        return 0;
+        return 0; // a refusal from both parses: the one declaring every option said it
     }
+    // Declaring only the options the words can name changes nothing CLI11 reads.
+    check(parsed_declaring_named_options(words.size(), argv) == line);
     if (request) {
         check(line.action == CommandLine::Action::run);
         check(line.options == *request);

@@ -2,7 +2,7 @@
 // hold, reading one returns its entries or throws a usage error (64) naming the file, never another
 // exception, an exit() or an abort; only connection and lock settings come out of a file; and the
 // settings a file gives, under a command line that gives only a key and a command, convert and
-// check with the same outcome.
+// check with the same outcome; declaring only the options the entries name reads a file alike.
 #include "base/exit_status.hpp"
 #include "base/fatal.hpp"
 #include "options/cli.hpp"
@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -30,6 +31,17 @@ void check_usage_error(const Fatal& error, std::string_view file) {
     check(std::string_view(error.what()).find(file) != std::string_view::npos);
 }
 
+// What the reading that declares only the options the entries name makes of a file, if it
+// accepts it.
+std::optional<OptionText> read_declaring_named_options(std::string_view text,
+                                                       const std::string& file) {
+    try {
+        return parse_config_text_declaring_named_options(text, file);
+    } catch (const Fatal&) {
+        return std::nullopt;
+    }
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -40,8 +52,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         from_file = parse_config_text(text, file);
     } catch (const Fatal& error) {
         check_usage_error(error, file);
-        return 0;
+        return 0; // a refusal from both readings: the one declaring every option said it
     }
+    // Declaring only the options the entries name changes nothing CLI11 reads.
+    check(read_declaring_named_options(text, file) == from_file);
     // The command line's own: a file could not turn a flag off again (man page, FILES).
     check(!from_file.key && !from_file.shell_command && !from_file.config);
     check(!from_file.no_wait && !from_file.no_renew && !from_file.status && !from_file.quiet &&
