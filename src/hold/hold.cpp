@@ -167,11 +167,6 @@ int take_hold(const Options& options, const redis::ConnectionSettings& settings,
     close_inherited_descriptors();
     forget_password_in_environment();
     const std::optional<Process> owner = find_owner(options);
-    if (!options.owner && in_ci_job(getenv)) {
-        log.notice("in a CI job, a hold ends with the shell that took it (this step's): to keep "
-                   "{} across steps, take it with --owner none --max-hold DURATION",
-                   options.key);
-    }
     auto folder = holds_folder(getenv);
     if (!folder) {
         throw Fatal(ExitStatus::os_error, folder.error());
@@ -213,6 +208,11 @@ int take_hold(const Options& options, const redis::ConnectionSettings& settings,
     const auto& acquired = std::get<lock::Acquired>(outcome);
     const SteadyTime acquired_at = steady_now();
     run::say_acquired(options.key, options.note, acquired, attempt.policy, log);
+    if (!options.owner && in_ci_job(getenv)) { // said of a hold taken, not of one refused
+        log.notice("in a CI job, a hold ends with the shell that took it (this step's): to keep "
+                   "{} across steps, take it with --owner none --max-hold DURATION",
+                   options.key);
+    }
 
     HoldRecord record;
     record.key = options.key;

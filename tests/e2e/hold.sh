@@ -260,7 +260,8 @@ test_ci_steps_hold_with_owner_none_and_max_hold() {
 }
 
 # In a CI job, a hold taken without --owner ends with the step's shell: --hold says so, once, on
-# stderr; with --owner none, or outside a CI job, it says nothing.
+# stderr, once it has the lock; with --owner none, outside a CI job, or when it takes nothing, it
+# says nothing.
 test_a_hold_in_a_ci_step_without_owner_says_it_ends_with_the_step() {
     local variable said
     for variable in CI GITHUB_ACTIONS GITLAB_CI; do
@@ -286,7 +287,14 @@ test_a_hold_in_a_ci_step_without_owner_says_it_ends_with_the_step() {
     CI=true run_rlr -k ci-step --owner none --max-hold 1m --hold
     expect_status 0 "--owner none in CI"
     expect_not_contains "$err" "in a CI job" "with --owner none"
-    run_rlr --release "$(sed -n "s/^export REDLOCKRUN_HOLD='\(.*\)'$/\1/p" <<<"$out")"
+    local handle
+    handle=$(sed -n "s/^export REDLOCKRUN_HOLD='\(.*\)'$/\1/p" <<<"$out")
+    # A hold that takes nothing (the lock is busy, -n) says nothing of how a hold would end.
+    CI=true run_rlr -k ci-step -n --hold
+    expect_status 75 "a busy -n in CI"
+    expect_not_contains "$err" "in a CI job" "a hold not taken"
+    expect_contains "$err" "ci-step" "the busy message"
+    run_rlr --release "$handle"
     expect_status 0 "its release"
 }
 
