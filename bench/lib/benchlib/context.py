@@ -92,8 +92,11 @@ class Bench:
     def available(self, servers=("redis", "etcd", "local")) -> list:
         return [tool for tool in self.tools if tool.available and tool.server in servers]
 
-    def available_sections(self, servers=("redis", "local")) -> list:
-        return [tool for tool in self.sections if tool.available and tool.server in servers]
+    def available_sections(self, servers=("redis", "local"), in_mixes=False) -> list:
+        """The sections that can run here; those that run only in figure 3's mixed rows
+        (peers.HOLD_FLOOR) with `in_mixes`."""
+        return [tool for tool in self.sections if tool.available and tool.server in servers and
+                (in_mixes or not tool.mix_only)]
 
     @property
     def reference(self):

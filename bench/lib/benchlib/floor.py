@@ -1,8 +1,10 @@
-"""Figure 1's yardsticks. The protocol floor (bench/helpers/protocol_floor.c): redlockrun's two
-requests, sent by a minimal C client and nothing else; what redlockrun costs beyond it is
-redlockrun's own work, what it costs beyond flock(1) is the protocol's. The library floor
+"""The bench's yardsticks. Figure 1's: the protocol floor (bench/helpers/protocol_floor.c):
+redlockrun's two requests, sent by a minimal C client and nothing else; what redlockrun costs beyond
+it is redlockrun's own work, what it costs beyond flock(1) is the protocol's. The library floor
 (bench/helpers/library_floor.cpp): a program that does nothing, linked as the .deb's build is; what
-the .deb's build costs beyond it is redlockrun's work and the protocol's."""
+the .deb's build costs beyond it is redlockrun's work and the protocol's. Figure 3's: the release
+floor (bench/helpers/release_floor.c), which ends a hold by asking its keeper and does nothing else;
+what `redlockrun --release` costs beyond it is its own work."""
 import hashlib
 from pathlib import Path
 
@@ -11,6 +13,7 @@ from .build import compile_helper
 BENCH = Path(__file__).resolve().parent.parent.parent
 SOURCE = BENCH / "helpers" / "protocol_floor.c"
 LIBRARY_SOURCE = BENCH / "helpers" / "library_floor.cpp"
+RELEASE_SOURCE = BENCH / "helpers" / "release_floor.c"
 SCRIPTS = BENCH.parent / "src" / "lock" / "scripts"
 NAME = "protocol floor"
 LIBRARY_NAME = "library floor"
@@ -34,6 +37,12 @@ def prepare(workdir: Path, redis) -> list:
             raise RuntimeError(f"SCRIPT LOAD of {name}.lua answered {loaded!r}, not {sha}")
         shas.append(sha)
     return [str(binary), *shas]
+
+
+def prepare_release(workdir: Path) -> Path:
+    """Builds the release floor as redlockrun is built (a hardened PIE with the shared C library),
+    for peers/release-floor-hold; it must build, as figure 3's mixed rows judge `--release` by it."""
+    return compile_helper(RELEASE_SOURCE, workdir / "release-floor", "cc", [HARDENED])
 
 
 def prepare_libraries(workdir: Path) -> list:

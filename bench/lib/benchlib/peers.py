@@ -8,7 +8,9 @@ Two more rows lock a section of a shell script rather than wrap a command, and s
 redlockrun --hold ... --release, and the flock(1) idiom it stands beside (flock FD ... flock -u FD).
 They run in figures 1 to 3 only, beside the plain run and flock(1) (section_tools()). In figure 3
 each also contends with its plain tool on one key (mixes()): the handoff from a script's release to
-a waiting run.
+a waiting run. A third section runs only there, in a mix of its own: a hold ended by the release
+floor (bench/helpers/release_floor.c) instead of `redlockrun --release`, the yardstick of what the
+release itself costs.
 """
 import dataclasses
 import os
@@ -32,6 +34,7 @@ class Tool:
     notes: list = field(default_factory=list)
     limit: int = 1  # holders the lock lets in at once: 1, or N for redlockrun --limit N
     shared: bool = False  # takes the lock shared (redlockrun -s), beside exclusive holders
+    mix_only: bool = False  # a section that runs only in figure 3's mixed rows (HOLD_FLOOR)
 
     @property
     def available(self) -> bool:
@@ -68,6 +71,8 @@ def on_server(tool: Tool, name: str, url: str, summary: str) -> Tool:
 HOLD = "redlockrun --hold + --release"
 FLOCK_SECTION = "flock(1) + flock -u"
 SECTION_OF = {HOLD: "redlockrun", FLOCK_SECTION: "flock(1)"}
+# The section that runs in its mixed row only: a hold ended by the release floor.
+HOLD_FLOOR = "redlockrun --hold + release floor"
 
 
 def section_tools(tools: list) -> list:
@@ -79,20 +84,25 @@ def section_tools(tools: list) -> list:
              lambda key, command: [key, *command]),
         Tool(FLOCK_SECTION, "exec 9>FILE; flock 9; COMMAND; flock -u 9 (sh)", "local", False,
              ["sh", str(PEERS_DIR / "flock-section")], lambda key, command: [key, *command]),
+        Tool(HOLD_FLOOR, "eval \"$(redlockrun -k KEY --hold)\"; COMMAND; release-floor (sh)",
+             "redis", False, ["sh", str(PEERS_DIR / "release-floor-hold")],
+             lambda key, command: [key, *command], mix_only=True),
     ]
     missing = {tool.name: tool.missing for tool in tools}
     for section in sections:
-        section.missing = missing[SECTION_OF[section.name]]
+        section.missing = missing[SECTION_OF.get(section.name, "redlockrun")]
     return sections
 
 
 # The mixed rows of figure 3: contenders of two kinds on one key, half releasing a section of a
 # script and half waiting to run a command, and the handoffs from the first kind to the second.
 HOLD_TO_RUN = "redlockrun --release → waiting run"
+FLOOR_TO_RUN = "release floor → waiting run"
 SECTION_TO_FLOCK = "flock -u → waiting flock(1)"
 # Each mixed row: its releasing section, and the plain tool that waits (on the same lock: flock(1)
 # and peers/flock-section name their lock file alike).
-MIXED = {HOLD_TO_RUN: (HOLD, "redlockrun"), SECTION_TO_FLOCK: (FLOCK_SECTION, "flock(1)")}
+MIXED = {HOLD_TO_RUN: (HOLD, "redlockrun"), FLOOR_TO_RUN: (HOLD_FLOOR, "redlockrun"),
+         SECTION_TO_FLOCK: (FLOCK_SECTION, "flock(1)")}
 
 
 @dataclass
@@ -162,10 +172,11 @@ def make_tools(redlockrun: Path, flock_dir: Path) -> list:
     return tools
 
 
-def tool_environment(redis_url: str, etcd_endpoint: str, redlockrun: Path, scratch: Path) -> dict:
+def tool_environment(redis_url: str, etcd_endpoint: str, redlockrun: Path, scratch: Path,
+                     release_floor: Path = None) -> dict:
     """The environment every tool runs in: where its server is, and nothing that overrides it.
     `scratch` is a folder of the bench's own, made with mode 0700: it holds the holds' handles and
-    the script sections' lock files."""
+    the script sections' lock files. `release_floor`: the binary peers/release-floor-hold runs."""
     environment = dict(os.environ)
     # CI (which CI systems set) would have redlockrun say that it waits: tools run as cron runs them.
     for variable in ("REDLOCKRUN_URL", "REDISCLI_AUTH", "ETCDCTL_API", "REDLOCKRUN_VERBOSE", "CI"):
@@ -173,6 +184,8 @@ def tool_environment(redis_url: str, etcd_endpoint: str, redlockrun: Path, scrat
     environment["REDIS_URL"] = redis_url
     environment["ETCDCTL_ENDPOINTS"] = etcd_endpoint
     environment["REDLOCKRUN"] = str(redlockrun)  # the binary that peers/redlockrun-hold runs
+    if release_floor is not None:
+        environment["RELEASE_FLOOR"] = str(release_floor)
     # --hold keeps its handles in $XDG_RUNTIME_DIR/redlockrun: here, not in the user's own folder.
     environment["XDG_RUNTIME_DIR"] = str(scratch)
     environment["FLOCK_DIR"] = str(scratch)  # peers/flock-section's lock files

@@ -3,7 +3,7 @@ come first (they travel between machines); absolute times are there to read them
 from .floor import LIBRARY_NAME as LIBRARY_FLOOR
 from .floor import NAME as FLOOR
 from .other_servers import ORIGIN
-from .peers import FLOCK_SECTION, HOLD, HOLD_TO_RUN, MIXED, SECTION_TO_FLOCK
+from .peers import FLOCK_SECTION, FLOOR_TO_RUN, HOLD, HOLD_TO_RUN, MIXED, SECTION_TO_FLOCK
 from .targets import judge, signed, spread
 
 FLOCK = "flock(1)"
@@ -161,7 +161,11 @@ def _handoff(figure: dict) -> list:
              "decides, and its gaps are only those from a hold's command ending to a run's "
              "starting: starting `redlockrun --release`, the release, the wake-up, the run's "
              "acquire and its fork of the command, without a waiting hold's own work after its "
-             f"grant. `{SECTION_TO_FLOCK}` mixes the flock(1) idiom and flock(1) the same way. "
+             f"grant. `{FLOOR_TO_RUN}` is the same mix with the hold's release made by the "
+             "release floor (`bench/helpers/release_floor.c`), which asks the keeper as "
+             "`redlockrun --release` does and does nothing else: its gap is what the keeper, "
+             "Redis and the waiting run take, and what `redlockrun --release` adds to it is its "
+             f"own work. `{SECTION_TO_FLOCK}` mixes the flock(1) idiom and flock(1) the same way. "
              "Their notes say how many handoffs of that kind their gaps are taken over; their "
              "ratios are to flock(1)'s plain row.",
              ""]

@@ -18,8 +18,11 @@ without the waiting hold's own work after its grant (its keeper, its output, its
 at that N, in the same repeats, two mixed rows run too. In peers.HOLD_TO_RUN half the contenders
 hold and half run plainly, all on one key, taking turns as the lock decides; its gaps are only
 those from a hold's command ending to a run's command starting (each holder's log line says which
-it was), and "handoffs" says how many there were. peers.SECTION_TO_FLOCK mixes flock(1)'s idiom and
-flock(1) the same way, its gaps from a `flock -u` to a waiting flock(1)'s command.
+it was), and "handoffs" says how many there were. peers.FLOOR_TO_RUN is the same mix with the
+hold's release made by the release floor (bench/helpers/release_floor.c, peers/release-floor-hold)
+instead of `redlockrun --release`: the yardstick for what the release costs beyond the keeper, Redis
+and the waiting run, which a hold cannot do without. peers.SECTION_TO_FLOCK mixes flock(1)'s idiom
+and flock(1) the same way, its gaps from a `flock -u` to a waiting flock(1)'s command.
 
 At that N only, and in the same repeats, redlockrun also runs against other servers than the
 bench's own Redis, a row each ("redlockrun (Valkey 8.0.1)", benchlib/other_servers.py): the
@@ -71,7 +74,7 @@ def run(bench) -> dict:
     for contenders, iterations in bench.settings.handoff.items():
         tools, mixed = bench.available(), []
         if contenders == counted_contenders(bench.settings):
-            mixed = mixes(tools, bench.available_sections())
+            mixed = mixes(tools, bench.available_sections(in_mixes=True))
             # Their server is not the bench's Redis: timed, but never counted (below).
             tools += bench.available_sections() + bench.server_rows
         runs = {row.name: [] for row in [*tools, *mixed]}
