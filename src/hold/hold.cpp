@@ -133,11 +133,12 @@ std::string shell_quoted(const std::string& value) {
 }
 
 std::string hold_output(const Options& options, const HoldRecord& record,
-                        const std::string& handle) {
+                        const std::string& handle, std::optional<int> slot) {
     if (options.json) {
         JsonObject object;
         object.string("key", record.key)
             .number("fence", decimal_number(record.fence))
+            .number("slot", slot)
             .string("hold", handle)
             .number("owner",
                     record.owner > 0 ? std::optional<long long>(record.owner) : std::nullopt)
@@ -145,9 +146,11 @@ std::string hold_output(const Options& options, const HoldRecord& record,
                     options.max_hold ? std::optional(options.max_hold->count()) : std::nullopt);
         return object.text() + "\n";
     }
-    return fmt::format("export REDLOCKRUN_KEY={}\nexport REDLOCKRUN_FENCE={}\n"
+    return fmt::format("export REDLOCKRUN_KEY={}\nexport REDLOCKRUN_FENCE={}\n{}"
                        "export REDLOCKRUN_HOLD={}\n",
-                       shell_quoted(record.key), shell_quoted(record.fence), shell_quoted(handle));
+                       shell_quoted(record.key), shell_quoted(record.fence),
+                       slot ? fmt::format("export REDLOCKRUN_SLOT={}\n", *slot) : std::string(),
+                       shell_quoted(handle));
 }
 
 bool print(const std::string& text) {
@@ -287,7 +290,7 @@ int take_hold(const Options& options, const redis::ConnectionSettings& settings,
         return status;
     }
     figures.keeper_counts = true;
-    if (!print(hold_output(options, record, paths.handle))) {
+    if (!print(hold_output(options, record, paths.handle, acquired.grant.slot))) {
         // No one got the handle: the hold would only keep others out.
         ask_keeper(paths.socket, "release", Millis{10000});
         throw Fatal(ExitStatus::os_error, fmt::format("cannot write the hold's handle: {}; "

@@ -105,8 +105,16 @@ Expected<AcquireAnswer, std::string> decode_acquire(const Reply& reply) {
     const std::string verdict = fields.text(0);
     if (verdict == "granted" && fields.has(4)) {
         if (auto validity = fields.number(3)) {
-            return AcquireAnswer{Granted{fields.text(1), fields.text(2), Millis{*validity},
-                                         fields.has(5) ? fields.number(4) : std::nullopt}};
+            Granted granted{fields.text(1), fields.text(2), Millis{*validity},
+                            fields.has(5) ? fields.number(4) : std::nullopt, std::nullopt};
+            if (fields.has(6) && !fields.text(5).empty()) {
+                const auto slot = optional_number(fields.text(5));
+                if (!slot || *slot < 0 || *slot >= 1000000) {
+                    return unexpected(unexpected_reply("acquire", reply));
+                }
+                granted.slot = static_cast<int>(*slot);
+            }
+            return AcquireAnswer{std::move(granted)};
         }
     } else if (verdict == "busy" && fields.has(5)) {
         if (auto remaining = fields.number(1)) {
@@ -224,9 +232,9 @@ Expected<BreakAnswer, std::string> decode_break(const Reply& reply) {
 }
 
 Expected<StatusSnapshot, std::string> decode_status(const Reply& reply) {
-    // {now_ms, type, value, owner value, last fence, limit, n, then 10 fields per holder}
+    // {now_ms, type, value, owner value, last fence, limit, n, then 11 fields per holder}
     constexpr size_t header = 7;
-    constexpr size_t per_holder = 10;
+    constexpr size_t per_holder = 11;
     Fields fields(reply);
     const auto now = fields.number(0);
     const auto count = fields.number(header - 1);
@@ -247,7 +255,8 @@ Expected<StatusSnapshot, std::string> decode_status(const Reply& reply) {
             Holder{fields.text(i), fields.text(i + 1)}, fields.text(i + 2),
             optional_number(fields.text(i + 3)), optional_number(fields.text(i + 4)),
             optional_number(fields.text(i + 5)), optional_number(fields.text(i + 6)),
-            optional_number(fields.text(i + 7)), fields.text(i + 8), fields.text(i + 9) == "1"});
+            optional_number(fields.text(i + 7)), fields.text(i + 8), fields.text(i + 9) == "1",
+            fields.text(i + 10)});
     }
     return snapshot;
 }

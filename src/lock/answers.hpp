@@ -29,6 +29,9 @@ struct Granted {
     Millis validity{0};
     // The server's clock (Unix ms) when it ran the script; none from a script that does not say.
     std::optional<long long> server_ms;
+    // A semaphore holder's slot, 0 to N - 1, unique among the key's holders (REDLOCKRUN_SLOT);
+    // none for an exclusive or shared holder.
+    std::optional<int> slot;
 };
 
 struct Busy {
@@ -151,6 +154,8 @@ struct HolderRecord {
     std::string note;
     // A hold (--hold): pid is the hold's owner's.
     bool hold = false;
+    // A semaphore holder's slot, as its record says it (any text); empty: none.
+    std::string slot;
 };
 
 // The raw state of a lock, as the status script reads it; lock_state.cpp interprets it.

@@ -47,7 +47,8 @@ Declarations::Declarations(NamesInUse names) : names_in_use_(std::move(names)) {
           &OptionText::min_hold);
     if (CLI::Option* limit = value("--limit", "<n>", InConfigFile::no, "", &OptionText::limit)) {
         limit->description(fmt::format(
-            "let up to <n> runs hold the lock at once\n(a counting semaphore; 1 to {}, default 1)",
+            "let up to <n> runs hold the lock at once\n(a counting semaphore; 1 to {}, default 1);\n"
+            "each one's slot is in $REDLOCKRUN_SLOT",
             max_limit));
     }
     // A note says why this run holds the lock: it belongs to the run, never to a config file.

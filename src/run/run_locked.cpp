@@ -117,6 +117,10 @@ int run_locked(const Options& options, const redis::ConnectionSettings& settings
         spec.inherited_environment = environ;
         spec.environment_overrides = {"REDLOCKRUN_KEY=" + options.key,
                                       "REDLOCKRUN_FENCE=" + acquired.grant.fence};
+        if (acquired.grant.slot) {
+            spec.environment_overrides.push_back("REDLOCKRUN_SLOT=" +
+                                                 std::to_string(*acquired.grant.slot));
+        }
         return run::spawn_child(spec, attempt.signals, terminal);
     });
     if (!child) {

@@ -39,6 +39,9 @@ HolderState holder_state(const lock::HolderRecord& record, long long now_ms) {
     holder.renew_ms = record.renew_ms;
     holder.note = record.note;
     holder.hold = record.hold;
+    if (is_fence(record.slot)) { // a whole number below 2^53, as a fence is
+        holder.slot = std::stoll(record.slot);
+    }
     return holder;
 }
 

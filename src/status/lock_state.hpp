@@ -45,6 +45,9 @@ struct HolderState {
     std::string note;
     // A hold (--hold): the pid is the hold's owner's.
     bool hold = false;
+    // A semaphore holder's slot (REDLOCKRUN_SLOT): a whole number below 2^53; none if its record
+    // has none (a holder of an earlier version, or a record written by another program).
+    std::optional<long long> slot;
 };
 
 struct LockState {

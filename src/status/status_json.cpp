@@ -32,7 +32,8 @@ std::string holder_json(const HolderState& holder, const std::optional<std::stri
         .number("hold_until_ms", holder.hold_until_ms)
         .number("command_ended_ms", holder.ended_ms)
         .string("note", unless_empty(holder.note))
-        .json("hold", holder.hold ? "true" : "false");
+        .json("hold", holder.hold ? "true" : "false")
+        .number("slot", holder.slot);
     return object.text();
 }
 

@@ -30,6 +30,7 @@ std::optional<Millis> millis(std::optional<long long> ms) {
 // (note: deploy 42) since ...".
 std::string describe_holder(const HolderState& holder, long long now_ms) {
     std::string text = lock::describe(holder.holder) + (holder.hold ? " (a hold)" : std::string()) +
+                       (holder.slot ? fmt::format(" in slot {}", *holder.slot) : std::string()) +
                        lock::describe_note(holder.note);
     const auto since = [now_ms](std::optional<long long> time) {
         return time ? millis(std::max(0LL, ms_between(now_ms, *time))) : std::nullopt;

@@ -8,7 +8,8 @@
 -- ARGV[13] '1' for a hold (--hold: its pid is the hold's owner's), '' for a run,
 -- ARGV[14] '1' for an exclusive waiter that has asked before, within its place's time, and was
 -- never queued: it came before everyone in the queue.
--- {'granted', value, fence, validity_ms, now_ms}
+-- {'granted', value, fence, validity_ms, now_ms, slot}: slot is a semaphore holder's place, 0 to
+--   N - 1, unique among the key's live holders ('' for an exclusive or a shared holder)
 -- | {'busy', remaining_ms, host, pid, fence, limit ('' if exclusive), holders, recheck_ms, ahead,
 --    held_ms, renew_ms, ended_ago_ms, note, queued}:
 --   recheck_ms is when to ask again at the latest, as nothing may wake a waiter then (a --min-hold
@@ -136,7 +137,8 @@ if held then
   end
   local mine = holders[token]
   if mine then
-    return {'granted', lock.value, mine.fence, validity(mine.expiry_ms, ttl_ms), now_ms}
+    return {'granted', lock.value, mine.fence, validity(mine.expiry_ms, ttl_ms), now_ms,
+            mine.slot and string.format('%d', mine.slot) or ''}
   end
 end
 
@@ -207,11 +209,26 @@ end
 -- A token left on the shared wake-up list would wake an exclusive waiter for nothing.
 redis.call('DEL', wake_key)
 redis.call('HSET', owner_key, 'limit', held_as)
--- A new record every time: a note is this holder's alone ('' leaves it out).
+-- A new record every time: a note is this holder's alone ('' leaves it out). A semaphore's holder
+-- takes the lowest slot no live holder has (a record of an earlier version has none): with fewer
+-- than N holders, one below N is free.
+local slot
+if not shared then
+  local taken = {}
+  for _, other in pairs(holders) do
+    if tonumber(other.slot) then
+      taken[tonumber(other.slot)] = true
+    end
+  end
+  slot = 0
+  while taken[slot] do
+    slot = slot + 1
+  end
+end
 local record = {expiry_ms = lease_end(ttl_ms, hold_until), fence = fence, host = ARGV[5],
                 pid = ARGV[6], acquired_ms = now_ms, hold_until_ms = hold_until, ended_ms = 0,
                 renew_ms = renew_ms, note = note ~= '' and note or nil,
-                hold = is_hold and 1 or nil}
+                hold = is_hold and 1 or nil, slot = slot}
 local value = save_holder(token, record, holders, unit)
 if #queue > (member and 1 or 0) then
   -- A waiter that may join this holder need not wait for a timeout: a shared one queued behind it,
@@ -221,4 +238,5 @@ if #queue > (member and 1 or 0) then
   -- one) the wake-ups run down the queue one grant after another.
   wake_admissible(holding_of(held_as, count + 1), 1)
 end
-return {'granted', value, fence, validity(record.expiry_ms, ttl_ms), now_ms}
+return {'granted', value, fence, validity(record.expiry_ms, ttl_ms), now_ms,
+        slot and string.format('%d', slot) or ''}

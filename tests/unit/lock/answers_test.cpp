@@ -162,7 +162,7 @@ TEST_CASE("answers: status snapshot of an exclusive lock") {
         array({bulk("1763812345678"), bulk("string"), bulk("1763812375678"), bulk("1763812375678"),
                bulk("9"), bulk(""), integer(1), bulk("web1"), bulk("42"), bulk("9"),
                bulk("1763812340000"), bulk("1763812375678"), bulk(""), bulk(""), bulk("10000"),
-               bulk("deploy 42\n\x1b"), bulk("1")}));
+               bulk("deploy 42\n\x1b"), bulk("1"), bulk("")}));
     REQUIRE(snapshot);
     CHECK(snapshot->now_ms == 1763812345678);
     CHECK(snapshot->type == "string");
@@ -182,6 +182,7 @@ TEST_CASE("answers: status snapshot of an exclusive lock") {
     CHECK(holder.renew_ms == 10000);
     CHECK(holder.note == "deploy 42\n\x1b"); // as it was written: escaped where it is shown
     CHECK(holder.hold);                      // a hold's record
+    CHECK(holder.slot.empty());              // an exclusive lock's holder has none
 }
 
 TEST_CASE("answers: status snapshot of a free lock and of a semaphore") {
@@ -198,9 +199,10 @@ TEST_CASE("answers: status snapshot of a free lock and of a semaphore") {
                // the first holder's command ended; it keeps its place for --min-hold
                bulk("web1"), bulk("41"), bulk("11"), bulk("1763812300000"), bulk("1763812360000"),
                bulk("1763812360000"), bulk("1763812340000"), bulk("0"), bulk("nightly"), bulk(""),
+               bulk("1"),
                // the second one's runs, and its record says neither how it renews nor why
                bulk("web2"), bulk("42"), bulk("12"), bulk("1763812345000"), bulk("1763812375678"),
-               bulk(""), bulk(""), bulk(""), bulk(""), bulk("1")}));
+               bulk(""), bulk(""), bulk(""), bulk(""), bulk("1"), bulk("0")}));
     REQUIRE(semaphore);
     CHECK(semaphore->limit == 3);
     REQUIRE(semaphore->holders.size() == 2);
@@ -215,6 +217,28 @@ TEST_CASE("answers: status snapshot of a free lock and of a semaphore") {
     CHECK(semaphore->holders[1].note.empty());
     CHECK_FALSE(semaphore->holders[0].hold);
     CHECK(semaphore->holders[1].hold);
+    CHECK(semaphore->holders[0].slot == "1");
+    CHECK(semaphore->holders[1].slot == "0");
+}
+
+TEST_CASE("answers: a semaphore's grant names its slot, and other grants none") {
+    const auto granted = [](std::vector<Reply> extra) {
+        std::vector<Reply> fields{bulk("granted"), bulk("1763812375678"), bulk("17"),
+                                  integer(30000), integer(1763812345678)};
+        for (auto& field : extra) {
+            fields.push_back(std::move(field));
+        }
+        return decode_acquire(array(std::move(fields)));
+    };
+    auto slot = granted({bulk("2")});
+    REQUIRE(slot);
+    CHECK(std::get<Granted>(*slot).slot == 2);
+    for (auto none : {granted({bulk("")}), granted({})}) {
+        REQUIRE(none);
+        CHECK_FALSE(std::get<Granted>(*none).slot.has_value());
+    }
+    CHECK_FALSE(granted({bulk("-1")}));
+    CHECK_FALSE(granted({bulk("first")}));
 }
 
 TEST_CASE("answers: a status whose holders do not add up is refused") {
@@ -233,10 +257,10 @@ TEST_CASE("answers: a status whose holders do not add up is refused") {
         }
         return array(std::move(elements));
     };
-    CHECK(decode_status(with(header(integer(1)), 10)));
-    CHECK_FALSE(decode_status(with(header(integer(1)), 9)));
-    CHECK_FALSE(decode_status(with(header(integer(1)), 11)));
-    CHECK_FALSE(decode_status(with(header(integer(2)), 10)));
+    CHECK(decode_status(with(header(integer(1)), 11)));
+    CHECK_FALSE(decode_status(with(header(integer(1)), 10)));
+    CHECK_FALSE(decode_status(with(header(integer(1)), 12)));
+    CHECK_FALSE(decode_status(with(header(integer(2)), 11)));
     CHECK_FALSE(decode_status(with(header(integer(-1)), 0)));
     CHECK_FALSE(decode_status(with(header(integer(4611686018427387904)), 10)));
     CHECK_FALSE(decode_status(with(header(bulk("x")), 0)));
