@@ -184,10 +184,13 @@ WaitOutcome Waiter::run() {
                 policy_.limit ? fmt::format("waiting up to {}", format_duration(*policy_.limit))
                               : std::string("waiting until it is free");
             const auto said = log_.with(LogEvent("waiting"));
+            const std::string took = describe_took(key(), busy);
             if (policy_.announce) {
-                said.notice("{}; {}", describe_busy(key(), busy, holder_text(busy)), how_long);
+                said.notice("{}; {}{}", describe_busy(key(), busy, holder_text(busy)), how_long,
+                            took);
             } else {
-                said.info("{}; {}", describe_busy(key(), busy, holder_text(busy)), how_long);
+                said.info("{}; {}{}", describe_busy(key(), busy, holder_text(busy)), how_long,
+                          took);
             }
             announced_ = true;
         }

@@ -58,6 +58,15 @@ std::string status_json(const LockState& state) {
         .number("remaining_ms", state.remaining_ms)
         .number("last_fence", decimal_number(state.last_fence))
         .json("holders", json_array(holders));
+    if (state.took_median_ms) {
+        JsonObject took;
+        took.number("median_ms", state.took_median_ms)
+            .number("longest_ms", state.took_longest_ms)
+            .number("count", state.took_count);
+        object.json("hold_durations", took.text());
+    } else {
+        object.json("hold_durations", "null");
+    }
     return object.text();
 }
 

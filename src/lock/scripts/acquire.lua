@@ -11,7 +11,7 @@
 -- {'granted', value, fence, validity_ms, now_ms, slot}: slot is a semaphore holder's place, 0 to
 --   N - 1, unique among the key's live holders ('' for an exclusive or a shared holder)
 -- | {'busy', remaining_ms, host, pid, fence, limit ('' if exclusive), holders, recheck_ms, ahead,
---    held_ms, renew_ms, ended_ago_ms, note, queued}:
+--    held_ms, renew_ms, ended_ago_ms, note, queued, took_ms, took_count}:
 --   recheck_ms is when to ask again at the latest, as nothing may wake a waiter then (a --min-hold
 --   time); ahead is 0, or, where the lock would let this request in but for the waiters queued
 --   before it, how many are queued before it (remaining_ms is then when the first of them loses
@@ -20,7 +20,8 @@
 --   command ended (--min-hold keeps it held), each '' where not known; note is the holder's
 --   --note, '' for none; queued is '1' if this waiter is in the queue now, '' if it is not (an
 --   exclusive waiter with no one queued, which blocks on the shared wake-up list, or a run that
---   does not wait)
+--   does not wait); took_ms and took_count are the median of the last holds' durations and how
+--   many there are ('' for none yet)
 -- | {'foreign', type} | {'mismatch', limit}: the holders use another limit, or one of shared
 -- holders and a semaphore meets the other ('shared' or N: theirs; nothing written)
 -- | {'exhausted', last_fence}: the fence counter is too large to count on exactly
@@ -98,9 +99,10 @@ local function busy(remaining, host, pid, fence, semaphore_limit, holders, reche
     end
   end
   times = times or {'', '', ''}
+  local took = duration_summary()
   return {'busy', remaining, host, pid, fence, semaphore_limit or '', holders or 0,
           recheck or remaining, ahead or 0, times[1], times[2], times[3], note_of(holder_note),
-          queued}
+          queued, took[1] or '', took[3] or ''}
 end
 
 -- An exclusive redlockrun holder.

@@ -1,4 +1,5 @@
--- status (reads only): {now_ms, type, value, owner value, last fence, limit, n, then for each of the
+-- status (reads only): {now_ms, type, value, owner value, last fence, limit, took median_ms,
+-- took longest_ms, took count, n, then for each of the
 -- n holders: host, pid, fence, acquired_ms, expires_ms, hold_until_ms, ended_ms, renew_ms, note,
 -- hold, slot}.
 -- renew_ms is how often the holder renews: '0' for --no-renew, '' where the record does not say;
@@ -73,8 +74,9 @@ local function text_of(field, name, record)
   return ''
 end
 
+local took = duration_summary()
 local answer = {string.format('%d', now_ms), kind, value, owner['value'] or '', last_fence,
-                owner['limit'] or ''}
+                owner['limit'] or '', took[1] or '', took[2] or '', took[3] or ''}
 local holders = {}
 if owner['limit'] then
   for name, record in pairs(owner) do
