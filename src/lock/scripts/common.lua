@@ -140,30 +140,30 @@ end
 local hold_durations_kept = 20
 
 -- Records that a hold granted at `acquired_ms` ended now. Nothing for a record that does not say
--- when it was granted, or a key of another type where the list should be (someone else's).
+-- when it was granted. The durations are for people to read, never part of the lock: any error
+-- here (a key of another type where the list should be, an ACL user of an earlier version's rule,
+-- without LPUSH) leaves them unrecorded and the release goes on.
 local function record_duration(acquired_ms)
   local since = tonumber(acquired_ms)
   if not durations_key or not since or since <= 0 or since > now_ms then
     return
   end
-  local _, wrong_type = call_unless_wrongtype('LPUSH', durations_key,
-                                              string.format('%d', now_ms - since))
-  if wrong_type then
-    return
+  local pushed = redis.pcall('LPUSH', durations_key, string.format('%d', now_ms - since))
+  if type(pushed) == 'number' then
+    redis.pcall('LTRIM', durations_key, 0, hold_durations_kept - 1)
+    redis.pcall('PEXPIRE', durations_key, fence_keep_ms)
   end
-  redis.call('LTRIM', durations_key, 0, hold_durations_kept - 1)
-  redis.call('PEXPIRE', durations_key, fence_keep_ms)
 end
 
--- The median and the longest of the recorded durations, and how many there are: {} if none.
+-- The median and the longest of the recorded durations, and how many there are: {} if none (or if
+-- they cannot be read).
 local function duration_summary()
   if not durations_key then
     return {}
   end
-  local values, wrong_type = call_unless_wrongtype('LRANGE', durations_key, 0,
-                                                   hold_durations_kept - 1)
+  local values = redis.pcall('LRANGE', durations_key, 0, hold_durations_kept - 1)
   local durations = {}
-  for _, value in ipairs(wrong_type and {} or values) do
+  for _, value in ipairs(type(values) == 'table' and not values['err'] and values or {}) do
     if tonumber(value) then
       durations[#durations + 1] = tonumber(value)
     end
