@@ -1,13 +1,17 @@
-# embed_lua_scripts(OUTPUT file PRELUDE file DIRECTORY dir SCRIPTS name...)
+# embed_lua_scripts(OUTPUT file PRELUDES file... DIRECTORY dir SCRIPTS name...)
 #
 # Writes a C++ source defining redlockrun::lock::scripts::<name> for each <dir>/<name>.lua, each the
-# prelude followed by the script, together with the SHA1 that EVALSHA expects. Runs at configure time;
-# editing a script re-runs the configuration.
+# preludes, in order, followed by the script, together with the SHA1 that EVALSHA expects. Runs at
+# configure time; editing a script re-runs the configuration.
 function(embed_lua_scripts)
-  cmake_parse_arguments(ARG "" "OUTPUT;PRELUDE;DIRECTORY" "SCRIPTS" ${ARGN})
+  cmake_parse_arguments(ARG "" "OUTPUT;DIRECTORY" "PRELUDES;SCRIPTS" ${ARGN})
   set(delimiter "redlockrun_lua")
-  file(READ ${CMAKE_CURRENT_SOURCE_DIR}/${ARG_PRELUDE} prelude)
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${ARG_PRELUDE})
+  set(prelude "")
+  foreach(part IN LISTS ARG_PRELUDES)
+    file(READ ${CMAKE_CURRENT_SOURCE_DIR}/${part} text)
+    string(APPEND prelude "${text}")
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${part})
+  endforeach()
   set(body "")
   foreach(name IN LISTS ARG_SCRIPTS)
     set(path ${ARG_DIRECTORY}/${name}.lua)

@@ -11,7 +11,8 @@ _redlockrun_options='-k --key -n --no-wait --nb --nonblock -w --wait --timeout
     --on-lost --kill-after
     --lost-exit-code --hold --owner --max-hold --release --check -u --url --password-file --sentinel-user
     --sentinel-password-file --tls-ca-file --tls-cert --tls-key
-    --tls-server-name --connect-timeout --replicas --config --status --list --held --break --json
+    --tls-server-name --connect-timeout --replicas --metrics-file --syslog --syslog-facility
+    --log-format --config --status --list --held --break --json
     -q --quiet -v --verbose -h --help -V --version'
 
 # Succeeds if the option (a long name, or a single short one) takes a value.
@@ -24,7 +25,8 @@ _redlockrun_takes_value()
             --url | \
             --password-file | --sentinel-user | --sentinel-password-file | \
             --tls-ca-file | --tls-cert | --tls-key | \
-            --tls-server-name | --connect-timeout | --replicas | --config)
+            --tls-server-name | --connect-timeout | --replicas | --metrics-file | \
+            --syslog-facility | --log-format | --config)
             return 0
             ;;
     esac
@@ -124,8 +126,15 @@ _redlockrun_value()
         --owner)
             mapfile -t COMPREPLY < <(compgen -W 'none' -- "$value")
             ;;
+        --syslog-facility)
+            mapfile -t COMPREPLY < <(compgen -W 'user daemon cron local0 local1 local2 local3
+                local4 local5 local6 local7' -- "$value")
+            ;;
+        --log-format)
+            mapfile -t COMPREPLY < <(compgen -W 'text json' -- "$value")
+            ;;
         --password-file | --sentinel-password-file | --tls-ca-file | --tls-cert | --tls-key | \
-            --config | --release | --check)
+            --config | --release | --check | --metrics-file)
             if declare -F _filedir >/dev/null; then
                 local cur=$value
                 _filedir

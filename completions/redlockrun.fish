@@ -6,7 +6,7 @@ set -g __redlockrun_value_options -k --key -w --wait --timeout -t --ttl --timest
     --min-hold --limit --note \
     -E --conflict-exit-code -c --command --on-lost --kill-after --lost-exit-code --owner --max-hold \
     -u --url --password-file --sentinel-user --sentinel-password-file --tls-ca-file --tls-cert --tls-key --tls-server-name \
-    --connect-timeout --replicas --config
+    --connect-timeout --replicas --metrics-file --syslog-facility --log-format --config
 
 # Prints the position, among the tokens before the cursor, of the command that
 # redlockrun will run (options end at the first word that is not one, or at
@@ -176,6 +176,12 @@ complete -c redlockrun -n __redlockrun_in_options -l tls-key -r -F -d 'The clien
 complete -c redlockrun -n __redlockrun_in_options -l tls-server-name -x -a '(__fish_print_hostnames)' -d 'Name the server'"'"'s certificate must be issued for'
 complete -c redlockrun -n __redlockrun_in_options -l connect-timeout -x -a '(__redlockrun_durations)' -d 'Give up connecting after this long (duration, default 5s)'
 complete -c redlockrun -n __redlockrun_in_options -l replicas -x -d 'After every grant and renewal, wait until n replicas have it (WAIT)'
+
+# Reporting
+complete -c redlockrun -n __redlockrun_in_options -l metrics-file -r -F -d 'Keep counters and the last run'"'"'s figures in a Prometheus text file'
+complete -c redlockrun -n __redlockrun_in_options -l syslog -d 'Send redlockrun'"'"'s messages to syslog too'
+complete -c redlockrun -n __redlockrun_in_options -l syslog-facility -x -a 'user daemon cron local0 local1 local2 local3 local4 local5 local6 local7' -d 'With --syslog: the facility'
+complete -c redlockrun -n __redlockrun_in_options -l log-format -x -a 'text json' -d 'Messages as text (default) or one JSON object each'
 
 # Other
 complete -c redlockrun -n __redlockrun_in_options -l config -r -F -d 'Read settings from a file instead of the config files'

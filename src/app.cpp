@@ -14,6 +14,7 @@
 #include "status/break_lock.hpp"
 #include "status/lock_listing.hpp"
 #include "status/status_report.hpp"
+#include "telemetry/metrics_file.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -53,6 +54,11 @@ int act(int argc, char** argv, const ConfigPlaces& places, Logger& log) {
     }
     const Options options = configure(line.options, places);
     log.set_verbosity(options.verbosity);
+    log.set_settings(options.log);
+    if (!options.key.empty()) {
+        log.set_lock(options.key,
+                     options.note.empty() ? std::nullopt : std::optional<std::string>(options.note));
+    }
     const auto getenv = [](const char* name) -> const char* { return std::getenv(name); };
     const auto find_settings = [&] {
         return redis::resolve_settings(
@@ -92,13 +98,33 @@ int act(int argc, char** argv, const ConfigPlaces& places, Logger& log) {
     if (options.status) {
         return show_status(options.key, format, *settings, log);
     }
-    if (options.hold) {
-        return hold::take_hold(options, *settings, log, getenv);
-    }
     if (options.break_lock) {
         return break_lock(options.key, options.note, *settings, log);
     }
-    return run_locked(options, *settings, log);
+    telemetry::RunFigures figures;
+    figures.key = options.key;
+    figures.hold = options.hold;
+    figures.started_ms = telemetry::now_ms();
+    const auto count = [&](telemetry::Outcome outcome, int status) {
+        if (!options.metrics_file || figures.keeper_counts) {
+            return;
+        }
+        figures.outcome = outcome;
+        figures.exit_status = status;
+        if (auto failed = telemetry::update_metrics_file(*options.metrics_file, figures)) {
+            log.notice("--metrics-file: {}", *failed);
+        }
+    };
+    try {
+        const int status = options.hold
+                               ? hold::take_hold(options, *settings, log, getenv, figures)
+                               : run_locked(options, *settings, log, figures);
+        count(figures.outcome, status);
+        return status;
+    } catch (const Fatal& error) {
+        count(telemetry::Outcome::error, error.status());
+        throw;
+    }
 }
 
 // Whether the command line asks for --hold's assignments (not its JSON), read from the words
@@ -121,16 +147,18 @@ int run_and_report(int argc, char** argv, const ConfigPlaces& places, Logger& lo
     try {
         return act(argc, argv, places, log);
     } catch (const UsageError& error) {
-        log.error("{} (see redlockrun --help)", error.what());
+        log.with(LogEvent("error").exit_status(error.status()))
+            .error("{} (see redlockrun --help)", error.what());
         return error.status();
     } catch (const Fatal& error) {
-        log.error("{}", error.what());
+        log.with(LogEvent("error").exit_status(error.status())).error("{}", error.what());
         return error.status();
     } catch (const std::bad_alloc&) {
-        log.error("out of memory");
+        log.with(LogEvent("error").exit_status(to_int(ExitStatus::os_error))).error("out of memory");
         return to_int(ExitStatus::os_error);
     } catch (const std::exception& error) {
-        log.error("internal error: {}", error.what());
+        log.with(LogEvent("error").exit_status(to_int(ExitStatus::internal)))
+            .error("internal error: {}", error.what());
         return to_int(ExitStatus::internal);
     }
 }

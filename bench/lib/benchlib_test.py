@@ -58,9 +58,11 @@ MACHINE = {"date": "today", "cpu": "a CPU", "cores": 2, "memory": "1 GiB",
            "redlockrun": [], "redlockrun_source": "-", "redlockrun_binaries": {}}
 
 
-def results(ratio_to_flock: float, smoke: bool = False, hold_vs_plain_run: float = 1.8) -> dict:
+def results(ratio_to_flock: float, smoke: bool = False, hold_vs_plain_run: float = 1.8,
+            metrics_vs_plain_run: float = 1.02) -> dict:
     """A run of figure 1 only, whose default build took `ratio_to_flock` × flock(1) (the target:
-    at most 1.6), and a hold and its release `hold_vs_plain_run` × that (the target: at most 2)."""
+    at most 1.6), a hold and its release `hold_vs_plain_run` × that (the target: at most 2), and a
+    run with --metrics-file `metrics_vs_plain_run` × that (the target: at most 1.1)."""
     flock_ms = 2.0
     plain_run_ms = flock_ms * ratio_to_flock
 
@@ -69,11 +71,15 @@ def results(ratio_to_flock: float, smoke: bool = False, hold_vs_plain_run: float
 
     rows = {"redlockrun": row(plain_run_ms), "flock(1)": row(flock_ms),
             HOLD: row(plain_run_ms * hold_vs_plain_run), FLOCK_SECTION: row(2.5 * flock_ms),
+            uncontended.METRICS_ROW: row(plain_run_ms * metrics_vs_plain_run),
             "plain true": row(1.0)}
     return {"smoke": smoke, "skipped": {}, "machine": MACHINE,
             "uncontended": {"rows": rows, "hold_vs_plain_run": {
                 "ratio": hold_vs_plain_run,
-                "middle_half": (hold_vs_plain_run - 0.1, hold_vs_plain_run + 0.1)}}}
+                "middle_half": (hold_vs_plain_run - 0.1, hold_vs_plain_run + 0.1)},
+                "metrics_vs_plain_run": {
+                "ratio": metrics_vs_plain_run,
+                "middle_half": (metrics_vs_plain_run - 0.02, metrics_vs_plain_run + 0.02)}}}
 
 
 class Conclusion(unittest.TestCase):
@@ -284,6 +290,30 @@ HOLD_TIME = "`--hold` + `--release`, uncontended: wall time ≤ 2 × a plain run
 HOLD_REQUESTS = "`--hold` + `--release`, uncontended: 2 Redis requests in all"
 HOLD_HANDOFF = ("Handoff from a `--release` to a waiting run: median gap ≤ 1.25 × that of "
                 f"`{FLOOR_TO_RUN}` at N = 8")
+
+
+METRICS_TIME = "`--metrics-file`, uncontended: wall time ≤ 1.1 × a plain run's"
+
+
+class MetricsTarget(unittest.TestCase):
+    """A run that keeps a metrics file costs at most a tenth more than one that does not."""
+
+    def test_a_run_with_metrics_may_take_up_to_1_1_times_a_plain_run(self):
+        self.assertEqual(verdicts(results(1.2, metrics_vs_plain_run=1.05))[METRICS_TIME],
+                         ("1.05 × (rounds' middle half: 1.03–1.07 ×)", "pass"))
+        slow = results(1.2, metrics_vs_plain_run=1.15)
+        self.assertEqual(verdicts(slow)[METRICS_TIME][1], targets.FAILED)
+        self.assertIn(f"{METRICS_TIME}: 1.15 × (rounds' middle half: 1.13–1.17 ×)",
+                      targets.failed(slow))
+
+    def test_without_its_row_it_is_not_judged(self):
+        run = results(1.2)
+        del run["uncontended"]["metrics_vs_plain_run"]
+        self.assertEqual(verdicts(run)[METRICS_TIME], ("n/a", "n/a"))
+
+    def test_the_report_says_it(self):
+        self.assertIn("`redlockrun --metrics-file` (each run counting itself into one file) over a "
+                      "plain run of the same rounds: 1.02 ×", report.render(results(1.2)))
 
 
 class HoldTargets(unittest.TestCase):
@@ -713,10 +743,15 @@ class FakeLauncher:
     """Times each tool by a fixed schedule, one value per round."""
 
     def __init__(self, schedule: dict):
+        self.given = schedule
         self.schedule = {name: list(times) for name, times in schedule.items()}
 
     def timed(self, argv):
-        return self.schedule[argv[0]].pop(0) / 1000, 0
+        # A run with --metrics-file is the same binary: it keeps a copy of the binary's schedule.
+        name = argv[0] + (" --metrics-file" if "--metrics-file" in argv else "")
+        if name not in self.schedule:
+            self.schedule[name] = list(self.given[argv[0]])
+        return self.schedule[name].pop(0) / 1000, 0
 
 
 class FakeSettings:
@@ -731,6 +766,7 @@ class FakeBench:
         self.launcher = launcher
         self.sections = list(sections)
         self.server_rows = list(server_rows)
+        self.workdir = Path("/nonexistent/bench-work")  # the fake launcher runs nothing there
         self.builds, self.floor, self.library_floor = {}, [], []
         if with_deb_and_floors:
             self.builds = {DEB: Path("deb")}

@@ -133,11 +133,12 @@ std::string shell_quoted(const std::string& value) {
 }
 
 std::string hold_output(const Options& options, const HoldRecord& record,
-                        const std::string& handle) {
+                        const std::string& handle, std::optional<int> slot) {
     if (options.json) {
         JsonObject object;
         object.string("key", record.key)
             .number("fence", decimal_number(record.fence))
+            .number("slot", slot)
             .string("hold", handle)
             .number("owner",
                     record.owner > 0 ? std::optional<long long>(record.owner) : std::nullopt)
@@ -145,9 +146,11 @@ std::string hold_output(const Options& options, const HoldRecord& record,
                     options.max_hold ? std::optional(options.max_hold->count()) : std::nullopt);
         return object.text() + "\n";
     }
-    return fmt::format("export REDLOCKRUN_KEY={}\nexport REDLOCKRUN_FENCE={}\n"
+    return fmt::format("export REDLOCKRUN_KEY={}\nexport REDLOCKRUN_FENCE={}\n{}"
                        "export REDLOCKRUN_HOLD={}\n",
-                       shell_quoted(record.key), shell_quoted(record.fence), shell_quoted(handle));
+                       shell_quoted(record.key), shell_quoted(record.fence),
+                       slot ? fmt::format("export REDLOCKRUN_SLOT={}\n", *slot) : std::string(),
+                       shell_quoted(handle));
 }
 
 bool print(const std::string& text) {
@@ -163,7 +166,7 @@ std::string ago(long long then_ms) {
 } // namespace
 
 int take_hold(const Options& options, const redis::ConnectionSettings& settings, const Logger& log,
-              const Getenv& getenv) {
+              const Getenv& getenv, telemetry::RunFigures& figures) {
     close_inherited_descriptors();
     forget_password_in_environment();
     const std::optional<Process> owner = find_owner(options);
@@ -197,7 +200,9 @@ int take_hold(const Options& options, const redis::ConnectionSettings& settings,
         }
     }
     auto outcome = attempt.acquire("not holding it");
+    figures.waited_ms = attempt.waited().count();
     if (const int* status = std::get_if<int>(&outcome)) {
+        figures.outcome = attempt.was_busy() ? telemetry::Outcome::busy : telemetry::Outcome::error;
         // -E 0 (skip quietly): `eval` must stop the script with status 0, not go on unlocked.
         if (*status == 0 && !options.json) {
             print("exit 0\n");
@@ -247,8 +252,10 @@ int take_hold(const Options& options, const redis::ConnectionSettings& settings,
                           paths,
                           record,
                           std::move(ready_write),
-                          keeps_stderr(owner.has_value())};
+                          keeps_stderr(owner.has_value()),
+                          figures};
         socket_file.keep = true;
+        figures.keeper_counts = true; // in keep_hold(), if it keeps the hold; else --hold does
         return keep_hold(start, log);
     }
     // From here on the connection is the keeper's: this process must not use it.
@@ -277,10 +284,13 @@ int take_hold(const Options& options, const redis::ConnectionSettings& settings,
         } else {
             ::unlink(paths.socket.c_str());
         }
+        figures.outcome = status == options.conflict_exit_code ? telemetry::Outcome::busy
+                                                               : telemetry::Outcome::error;
         log.error("{}", message);
         return status;
     }
-    if (!print(hold_output(options, record, paths.handle))) {
+    figures.keeper_counts = true;
+    if (!print(hold_output(options, record, paths.handle, acquired.grant.slot))) {
         // No one got the handle: the hold would only keep others out.
         ask_keeper(paths.socket, "release", Millis{10000});
         throw Fatal(ExitStatus::os_error, fmt::format("cannot write the hold's handle: {}; "
@@ -381,20 +391,25 @@ int end_or_check_hold(const Options& options, const Logger& log, const Getenv& g
     // rather than the socket of a keeper on its way out, which would not answer.
     forget();
     const std::string& reply = *asked.reply;
+    Logger hold_log = log; // the JSON messages name the hold's key and fence
+    hold_log.set_lock(key, std::nullopt);
+    hold_log.set_fence(record->fence);
     if (reply == "intact") {
         log.info("{} is held (fence {}), taken {}", key, record->fence, ago(record->taken_ms));
         return 0;
     }
     if (reply == "released") {
-        log.info("released {} after holding it for {}", key,
-                 format_duration(Millis{std::max(0LL, epoch_ms() - record->taken_ms)}));
+        const Millis held{std::max(0LL, epoch_ms() - record->taken_ms)};
+        hold_log.with(LogEvent("released").held(held).exit_status(0))
+            .info("released {} after holding it for {}", key, format_duration(held));
         return 0;
     }
     if (reply.starts_with("lost ")) {
         const auto space = reply.find(' ', 5);
         const long long when = std::atoll(reply.substr(5, space - 5).c_str());
-        log.error("the hold on {} was lost {}: {}", key, ago(when),
-                  space == std::string::npos ? std::string() : reply.substr(space + 1));
+        hold_log.with(LogEvent("lost").exit_status(options.lost_exit_code))
+            .error("the hold on {} was lost {}: {}", key, ago(when),
+                   space == std::string::npos ? std::string() : reply.substr(space + 1));
         return options.lost_exit_code;
     }
     if (reply.starts_with("failed ")) {

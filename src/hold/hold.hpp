@@ -7,6 +7,7 @@
 #include "hold/hold_files.hpp"
 #include "options/options.hpp"
 #include "redis/settings.hpp"
+#include "telemetry/metrics_file.hpp"
 
 #include <functional>
 #include <string>
@@ -15,8 +16,9 @@ namespace redlockrun::hold {
 
 // --hold: prints the assignments (or, with --json, one object) and returns 0 once the keeper
 // holds the lock; the statuses of a run that did not get the lock otherwise.
+// `figures`: how it went, for --metrics-file; a hold taken is counted by its keeper at its end.
 int take_hold(const Options& options, const redis::ConnectionSettings& settings, const Logger& log,
-              const Getenv& getenv);
+              const Getenv& getenv, telemetry::RunFigures& figures);
 
 // The connection settings, found only when needed: a --release whose keeper does not answer
 // releases the lock itself (hold/keeperless_release.hpp); otherwise the keeper talks to Redis.

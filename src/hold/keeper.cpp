@@ -117,6 +117,7 @@ public:
     }
 
     int run();
+    bool lost() const { return keeper_.lost() || start_.record.ended == "lost"; }
 
 private:
     void keep_lock();
@@ -429,7 +430,17 @@ int keep_hold(KeeperStart& start, const Logger& log) {
     // What holds that ended unseen left: the keeper's to clean, once --hold has returned.
     clean_stale_holds(start.paths.handle.substr(0, start.paths.handle.rfind('/')), still_running);
     Keeper keeper(start, log);
-    return keeper.run();
+    const int status = keeper.run();
+    if (start.options.metrics_file) {
+        telemetry::RunFigures& figures = start.figures;
+        figures.held_ms = (steady_now() - start.acquired_at).count();
+        figures.outcome = keeper.lost() ? telemetry::Outcome::lost : telemetry::Outcome::ran;
+        figures.exit_status = keeper.lost() ? start.options.lost_exit_code : 0;
+        if (auto failed = telemetry::update_metrics_file(*start.options.metrics_file, figures)) {
+            log.notice("--metrics-file: {}", *failed);
+        }
+    }
+    return status;
 }
 
 } // namespace redlockrun::hold

@@ -16,6 +16,7 @@
 #include "hold/owner.hpp"
 #include "options/options.hpp"
 #include "run/lock_attempt.hpp"
+#include "telemetry/metrics_file.hpp"
 
 #include <optional>
 #include <string>
@@ -35,6 +36,8 @@ struct KeeperStart {
     // stderr is where the person reads the caller's messages (not the captured $(...) pipe): the
     // keeper keeps it for a loss's message instead of /dev/null.
     bool keep_stderr = false;
+    // How the hold went, for --metrics-file: the keeper counts it once it has ended.
+    telemetry::RunFigures figures;
 };
 
 // Runs in the keeper process, just forked; returns its exit status when the hold has ended. Before

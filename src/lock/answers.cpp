@@ -105,8 +105,16 @@ Expected<AcquireAnswer, std::string> decode_acquire(const Reply& reply) {
     const std::string verdict = fields.text(0);
     if (verdict == "granted" && fields.has(4)) {
         if (auto validity = fields.number(3)) {
-            return AcquireAnswer{Granted{fields.text(1), fields.text(2), Millis{*validity},
-                                         fields.has(5) ? fields.number(4) : std::nullopt}};
+            Granted granted{fields.text(1), fields.text(2), Millis{*validity},
+                            fields.has(5) ? fields.number(4) : std::nullopt, std::nullopt};
+            if (fields.has(6) && !fields.text(5).empty()) {
+                const auto slot = optional_number(fields.text(5));
+                if (!slot || *slot < 0 || *slot >= 1000000) {
+                    return unexpected(unexpected_reply("acquire", reply));
+                }
+                granted.slot = static_cast<int>(*slot);
+            }
+            return AcquireAnswer{std::move(granted)};
         }
     } else if (verdict == "busy" && fields.has(5)) {
         if (auto remaining = fields.number(1)) {
@@ -150,6 +158,15 @@ Expected<AcquireAnswer, std::string> decode_acquire(const Reply& reply) {
             }
             if (fields.has(14)) {
                 busy.queued = fields.text(13) == "1";
+            }
+            if (fields.has(16) && !fields.text(14).empty()) {
+                const auto median = optional_number(fields.text(14));
+                const auto count = optional_number(fields.text(15));
+                if (!median || *median < 0 || !count || *count < 1 || *count > 1000) {
+                    return unexpected(unexpected_reply("acquire", reply));
+                }
+                busy.took_median = Millis{*median};
+                busy.took_count = static_cast<int>(*count);
             }
             return AcquireAnswer{busy};
         }
@@ -224,9 +241,10 @@ Expected<BreakAnswer, std::string> decode_break(const Reply& reply) {
 }
 
 Expected<StatusSnapshot, std::string> decode_status(const Reply& reply) {
-    // {now_ms, type, value, owner value, last fence, limit, n, then 10 fields per holder}
-    constexpr size_t header = 7;
-    constexpr size_t per_holder = 10;
+    // {now_ms, type, value, owner value, last fence, limit, took median, took longest, took count,
+    // n, then 11 fields per holder}
+    constexpr size_t header = 10;
+    constexpr size_t per_holder = 11;
     Fields fields(reply);
     const auto now = fields.number(0);
     const auto count = fields.number(header - 1);
@@ -240,14 +258,27 @@ Expected<StatusSnapshot, std::string> decode_status(const Reply& reply) {
         return unexpected(unexpected_reply("status", reply));
     }
     StatusSnapshot snapshot{*now,           fields.text(1), fields.text(2), fields.text(3),
-                            fields.text(4), limit,          shared,         {}};
+                            fields.text(4), limit,          shared,         {}, {}, 0, {}};
+    if (!fields.text(6).empty()) {
+        const auto median = optional_number(fields.text(6));
+        const auto longest = optional_number(fields.text(7));
+        const auto took_count = optional_number(fields.text(8));
+        if (!median || !longest || !took_count || *median < 0 || *longest < *median ||
+            *took_count < 1 || *took_count > 1000) {
+            return unexpected(unexpected_reply("status", reply));
+        }
+        snapshot.took_median_ms = *median;
+        snapshot.took_longest_ms = *longest;
+        snapshot.took_count = static_cast<int>(*took_count);
+    }
     for (size_t i = header; i < header + static_cast<size_t>(*count) * per_holder;
          i += per_holder) {
         snapshot.holders.push_back(HolderRecord{
             Holder{fields.text(i), fields.text(i + 1)}, fields.text(i + 2),
             optional_number(fields.text(i + 3)), optional_number(fields.text(i + 4)),
             optional_number(fields.text(i + 5)), optional_number(fields.text(i + 6)),
-            optional_number(fields.text(i + 7)), fields.text(i + 8), fields.text(i + 9) == "1"});
+            optional_number(fields.text(i + 7)), fields.text(i + 8), fields.text(i + 9) == "1",
+            fields.text(i + 10)});
     }
     return snapshot;
 }
@@ -259,6 +290,14 @@ std::string describe(const Holder& holder) {
 
 std::string describe_note(const std::string& note) {
     return note.empty() ? std::string() : fmt::format(" (note: {})", note);
+}
+
+std::string describe_took(const std::string& key, const Busy& busy) {
+    if (!busy.took_median) {
+        return {};
+    }
+    return fmt::format("; holds of {} took {} (median of the last {})", key,
+                       format_duration(*busy.took_median), busy.took_count);
 }
 
 std::string describe_holder(const Busy& busy) {

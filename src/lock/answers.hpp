@@ -29,6 +29,9 @@ struct Granted {
     Millis validity{0};
     // The server's clock (Unix ms) when it ran the script; none from a script that does not say.
     std::optional<long long> server_ms;
+    // A semaphore holder's slot, 0 to N - 1, unique among the key's holders (REDLOCKRUN_SLOT);
+    // none for an exclusive or shared holder.
+    std::optional<int> slot;
 };
 
 struct Busy {
@@ -61,6 +64,10 @@ struct Busy {
     // that is not (no one was queued, and no shared or semaphore holder held the key) blocks on
     // the shared wake-up list.
     bool queued = false;
+    // How long the last holds of the lock took: the median of the last `took_count` (up to 20)
+    // releases' durations; none before the first release recorded one.
+    std::optional<Millis> took_median;
+    int took_count = 0;
 };
 
 struct Foreign {
@@ -151,6 +158,8 @@ struct HolderRecord {
     std::string note;
     // A hold (--hold): pid is the hold's owner's.
     bool hold = false;
+    // A semaphore holder's slot, as its record says it (any text); empty: none.
+    std::string slot;
 };
 
 // The raw state of a lock, as the status script reads it; lock_state.cpp interprets it.
@@ -163,6 +172,11 @@ struct StatusSnapshot {
     // A semaphore's N (--limit), shared_cap for shared holders; none for an exclusive lock.
     std::optional<long long> limit;
     bool shared = false; // held by shared holders (--shared)
+    // How long the last holds took: the median and the longest of the last `took_count`
+    // releases' durations (up to 20); none before the first release recorded one.
+    std::optional<long long> took_median_ms;
+    std::optional<long long> took_longest_ms;
+    int took_count = 0;
     // The owner record's holders, in no particular order: one for an exclusive lock, the live ones
     // of a semaphore. They hold the key only if owner_value is its value.
     std::vector<HolderRecord> holders;
@@ -183,6 +197,9 @@ std::string describe_note(const std::string& note);
 // Who holds a busy lock, with the holder's note: "web1 pid 4242 (note: deploy 42)", "a client
 // of the classic algorithm", or "3 holders of a --limit 3 semaphore (the note of web1 pid 4242,
 // whose slot frees first: deploy 42)".
+// "; holds of deploy took 4m12s (median of the last 20)", or nothing before a release recorded one.
+std::string describe_took(const std::string& key, const Busy& busy);
+
 std::string describe_holder(const Busy& busy);
 // What keeps the lock named `key` from a run, for a message, where `holder` says who
 // (describe_holder(), or more). The time left on a renewed lock is only its lease until the next

@@ -63,7 +63,8 @@ Expected<LockKeys, std::string> lock_keys(const std::string& key) {
                     prefix + ":redlockrun:fence",
                     prefix + ":redlockrun:wake",
                     prefix + ":redlockrun:queue",
-                    prefix + ":redlockrun:broken"};
+                    prefix + ":redlockrun:broken",
+                    prefix + ":redlockrun:durations"};
 }
 
 namespace {
@@ -71,7 +72,7 @@ namespace {
 // What follows C in the names of the companions.
 constexpr std::string_view companion_suffixes[] = {":redlockrun:owner", ":redlockrun:fence",
                                                    ":redlockrun:wake", ":redlockrun:queue",
-                                                   ":redlockrun:broken"};
+                                                   ":redlockrun:broken", ":redlockrun:durations"};
 // A semaphore's waiters each have a wake-up list, C:redlockrun:wake:ID.
 constexpr std::string_view waiter_wake_infix = ":redlockrun:wake:";
 

@@ -3,7 +3,7 @@
 // (backup:{tenant1} and report:{tenant1}), or foo and {foo}, never share an owner record:
 //
 //     C:redlockrun:owner, C:redlockrun:fence, C:redlockrun:wake, C:redlockrun:queue,
-//     C:redlockrun:broken
+//     C:redlockrun:broken, C:redlockrun:durations
 //
 // (and a semaphore's waiters' own wake-up lists, C:redlockrun:wake:ID, which the scripts name)
 // where C is {K} for a key without a valid hash tag, and {T}:K for a key whose tag is T. Either way
@@ -30,9 +30,12 @@ struct LockKeys {
     std::string wake;
     std::string queue;  // a semaphore's waiters, in arrival order
     std::string broken; // the holders that --break ended, for their next renewal to learn of it
+    std::string durations; // how long the last holds took, for --status and the waiting message
 
     // In the order the scripts take them as KEYS.
-    std::vector<std::string> all() const { return {lock, owner, fence, wake, queue, broken}; }
+    std::vector<std::string> all() const {
+        return {lock, owner, fence, wake, queue, broken, durations};
+    }
 };
 
 // The part of the key Redis Cluster hashes: the text between the first '{' and the next '}', if

@@ -183,10 +183,14 @@ WaitOutcome Waiter::run() {
             const std::string how_long =
                 policy_.limit ? fmt::format("waiting up to {}", format_duration(*policy_.limit))
                               : std::string("waiting until it is free");
+            const auto said = log_.with(LogEvent("waiting"));
+            const std::string took = describe_took(key(), busy);
             if (policy_.announce) {
-                log_.notice("{}; {}", describe_busy(key(), busy, holder_text(busy)), how_long);
+                said.notice("{}; {}{}", describe_busy(key(), busy, holder_text(busy)), how_long,
+                            took);
             } else {
-                log_.info("{}; {}", describe_busy(key(), busy, holder_text(busy)), how_long);
+                said.info("{}; {}{}", describe_busy(key(), busy, holder_text(busy)), how_long,
+                          took);
             }
             announced_ = true;
         }

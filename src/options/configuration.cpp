@@ -84,8 +84,9 @@ Options configure(const OptionText& command_line, const ConfigPlaces& places) {
         if (!file) {
             continue;
         }
-        const OptionText entries = parse_config_text(file->text, file->path);
+        OptionText entries = parse_config_text(file->text, file->path);
         refuse_exposed_password(*file, entries);
+        entries.metrics_file = path_beside(file->path, entries.metrics_file);
         fill_in_from_file(settings, entries);
         connections.push_back(connection_part(*file, entries));
     }

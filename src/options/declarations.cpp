@@ -47,7 +47,8 @@ Declarations::Declarations(NamesInUse names) : names_in_use_(std::move(names)) {
           &OptionText::min_hold);
     if (CLI::Option* limit = value("--limit", "<n>", InConfigFile::no, "", &OptionText::limit)) {
         limit->description(fmt::format(
-            "let up to <n> runs hold the lock at once\n(a counting semaphore; 1 to {}, default 1)",
+            "let up to <n> runs hold the lock at once\n(a counting semaphore; 1 to {}, default 1);\n"
+            "each one's slot is in $REDLOCKRUN_SLOT",
             max_limit));
     }
     // A note says why this run holds the lock: it belongs to the run, never to a config file.
@@ -132,6 +133,21 @@ Declarations::Declarations(NamesInUse names) : names_in_use_(std::move(names)) {
           "after every grant and renewal, wait until <n>\nreplicas have it (WAIT; default 0)",
           &OptionText::replicas);
 
+    group_ = "Reporting";
+    value("--metrics-file", "<file>", InConfigFile::yes,
+          "keep counters and the last run's figures for\nthe key in <file>, in Prometheus' text "
+          "format\n(node_exporter's textfile collector), shared\nwith other runs",
+          &OptionText::metrics_file);
+    switch_flag("--syslog",
+                "send redlockrun's messages to syslog too, -q\nor not (ident redlockrun)",
+                &OptionText::syslog);
+    value("--syslog-facility", "<name>", InConfigFile::yes,
+          "with --syslog: user (default), daemon, cron\nor local0 to local7",
+          &OptionText::syslog_facility);
+    value("--log-format", "<format>", InConfigFile::yes,
+          "text (default), or json: one JSON object per\nmessage on stderr",
+          &OptionText::log_format);
+
     group_ = "Other";
     if (CLI::Option* config =
             value("--config", "<file>", InConfigFile::no, "", &OptionText::config)) {
@@ -210,6 +226,20 @@ void Declarations::flag(const char* names, const char* description, bool OptionT
     bindings.push_back({option, nullptr, field});
 }
 
+void Declarations::switch_flag(const char* names, const char* description,
+                               std::optional<Setting> OptionText::*field) {
+    if (!names_in_use_.any_of(names)) {
+        return;
+    }
+    // Without disable_flag_override(), which would let only "true" into a config file.
+    CLI::Option* option = app.add_flag(names)
+                              ->description(description)
+                              ->group(group_)
+                              ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
+                              ->configurable(true);
+    bindings.push_back({option, field, nullptr, nullptr, true});
+}
+
 void Declarations::stop(const char* names, const char* description,
                         std::function<void()> stop_parsing) {
     if (!names_in_use_.any_of(names)) {
@@ -232,7 +262,8 @@ Declarations::collect(const std::function<std::string(const CLI::Option&)>& orig
         }
         if (binding.value != nullptr) {
             // Left out, the value is empty; "--name=" is marked, and stays an empty value.
-            std::string value = binding.option->as<std::string>();
+            std::string value = binding.switch_value ? binding.option->results().back()
+                                                     : binding.option->as<std::string>();
             if (value.empty() && binding.implied_value != nullptr) {
                 value = binding.implied_value;
             }

@@ -23,6 +23,8 @@ struct Binding {
     bool OptionText::*flag;
     // For an option whose value may be left out: the value it then has.
     const char* implied_value = nullptr;
+    // A switch (switch_flag()): its value is the last one CLI11 read, "true" for the bare flag.
+    bool switch_value = false;
 };
 
 // CLI11's App without the --help flag its public constructor declares, which redlockrun would
@@ -56,6 +58,10 @@ private:
                                 const char* description, std::optional<Setting> OptionText::*field);
     // A null `field` makes a flag that is accepted and changes nothing.
     void flag(const char* names, const char* description, bool OptionText::*field);
+    // A flag on the command line, and an entry of a config file whose value says yes or no
+    // ("syslog = yes"): its value is kept as written, for options.cpp to read.
+    void switch_flag(const char* names, const char* description,
+                     std::optional<Setting> OptionText::*field);
     // --help and --version win over whatever follows them, so they stop the parse where they
     // stand, as getopt_long's caller would: by throwing CLI11's own exception for each.
     void stop(const char* names, const char* description, std::function<void()> stop_parsing);

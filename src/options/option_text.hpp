@@ -51,13 +51,17 @@ struct OptionText {
     std::optional<Setting> check;   // "" when --check is given without a handle
     bool quiet = false;
     bool verbose = false;
+    std::optional<Setting> metrics_file;
+    std::optional<Setting> syslog; // "true" for --syslog; yes or no (and their likes) otherwise
+    std::optional<Setting> syslog_facility;
+    std::optional<Setting> log_format;
     std::vector<std::string> command; // the words after the options
 
     bool operator==(const OptionText&) const = default;
 };
 
-// Fills in, from a config file, the lock settings that `options` leaves out: call it for each file,
-// the one that wins first. A wait the command line gives in any form (-n, -w) is not filled in.
+// Fills in, from a config file, the lock and reporting settings that `options` leaves out: call it
+// for each file, the one that wins first. A wait the command line gives in any form (-n, -w) is not filled in.
 // Connection settings are left alone: the environment comes between them and the command line,
 // and redis/settings.cpp puts them in order.
 void fill_in_from_file(OptionText& options, const OptionText& file);

@@ -1,6 +1,7 @@
 #include "options/options.hpp"
 
 #include "base/fatal.hpp"
+#include "options/reporting.hpp"
 
 #include <fmt/core.h>
 
@@ -183,6 +184,11 @@ Options to_options(const OptionText& text) {
     }
     options.verbosity =
         text.quiet ? Verbosity::quiet : (text.verbose ? Verbosity::verbose : Verbosity::normal);
+    options.log = log_settings_of(text);
+    options.metrics_file = value_of(text.metrics_file);
+    if (options.metrics_file && options.metrics_file->empty()) {
+        throw UsageError(fmt::format("{} names no file", text.metrics_file->origin));
+    }
     return options;
 }
 

@@ -67,6 +67,8 @@ struct Options {
     std::optional<std::string> release_handle;
     std::optional<std::string> check_handle;
     Verbosity verbosity = Verbosity::normal; // -q / -v
+    LogSettings log;                          // --log-format, --syslog, --syslog-facility
+    std::optional<std::string> metrics_file;  // --metrics-file
 };
 
 inline constexpr Millis min_ttl{100};

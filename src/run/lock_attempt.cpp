@@ -107,15 +107,21 @@ std::variant<lock::Acquired, int> LockAttempt::acquire(const std::string& not_do
         throw Fatal(ExitStatus::foreign_value, lock::describe_foreign(options_.key, *foreign));
     }
     if (auto* gave_up = std::get_if<lock::GaveUp>(&outcome)) {
+        busy_ = true;
+        waited_ = gave_up->waited;
         const auto& busy = gave_up->last;
         const bool waited = gave_up->waited.count() > 0 && options_.wait;
-        log_.notice(
+        log_.with(LogEvent("busy").waited(gave_up->waited).exit_status(options_.conflict_exit_code))
+            .notice(
             "{}{}; {}", lock::describe_busy(options_.key, busy, lock::describe_holder(busy)),
             waited ? "; gave up after waiting " + format_duration(gave_up->waited) : "", not_done);
         return options_.conflict_exit_code;
     }
     if (auto* too_late = std::get_if<lock::TooLate>(&outcome)) {
-        log_.notice("{} was granted, but could not be used before its validity ran out on this "
+        busy_ = true;
+        waited_ = too_late->waited;
+        log_.with(LogEvent("busy").waited(too_late->waited).exit_status(options_.conflict_exit_code))
+            .notice("{} was granted, but could not be used before its validity ran out on this "
                     "machine's clock (was redlockrun suspended?){}; nothing was left locked; {}",
                     options_.key,
                     options_.wait ? "; gave up after waiting " + format_duration(too_late->waited)
@@ -125,15 +131,19 @@ std::variant<lock::Acquired, int> LockAttempt::acquire(const std::string& not_do
     }
     if (auto* stopped = std::get_if<lock::Stopped>(&outcome);
         stopped != nullptr && stopped->signal_number == SignalRouter::gone) {
-        log_.notice("{} while waiting for {}; nothing was left locked; {}", gave_up_because_,
+        busy_ = true;
+        log_.with(LogEvent("busy").exit_status(options_.conflict_exit_code))
+            .notice("{} while waiting for {}; nothing was left locked; {}", gave_up_because_,
                     options_.key, not_done);
         return options_.conflict_exit_code;
     }
     if (auto* stopped = std::get_if<lock::Stopped>(&outcome)) {
-        log_.error("{} while waiting for {}; nothing was left locked",
+        log_.with(LogEvent("stopped").exit_status(signal_exit_status(stopped->signal_number)))
+            .error("{} while waiting for {}; nothing was left locked",
                    signal_name(stopped->signal_number), options_.key);
         return signal_exit_status(stopped->signal_number);
     }
+    waited_ = std::get<lock::Acquired>(outcome).waited;
     return std::get<lock::Acquired>(outcome);
 }
 
@@ -171,23 +181,25 @@ bool release(lock::LockClient& lock, const Logger& log, const SteadyTime& acquir
         }
         return false;
     }
+    const Millis held = steady_now() - acquired_at;
     if (auto* lost = std::get_if<lock::Lost>(&*answer)) {
         if (known_lost) {
             log.info("{} was not ours to release any more: {}", key, lock::describe(*lost));
         } else {
-            log.error("the lock on {} was lost before the command finished: {}", key,
-                      lock::describe(*lost));
+            log.with(LogEvent("lost").held(held))
+                .error("the lock on {} was lost before the command finished: {}", key,
+                       lock::describe(*lost));
         }
         return true;
     }
     const auto& released = std::get<lock::Released>(*answer);
     if (released.kept_for) {
-        log.info("let go of {} after holding it for {}; --min-hold keeps it held for another {}",
-                 key, format_duration(steady_now() - acquired_at),
-                 format_duration(*released.kept_for));
+        log.with(LogEvent("released").held(held))
+            .info("let go of {} after holding it for {}; --min-hold keeps it held for another {}",
+                  key, format_duration(held), format_duration(*released.kept_for));
     } else {
-        log.info("released {} after holding it for {}", key,
-                 format_duration(steady_now() - acquired_at));
+        log.with(LogEvent("released").held(held))
+            .info("released {} after holding it for {}", key, format_duration(held));
     }
     return false;
 }
@@ -198,13 +210,15 @@ void say_acquired(const std::string& key, const std::string& note, const lock::A
     const std::string grant = note.empty()
                                   ? fmt::format("(fence {})", acquired.grant.fence)
                                   : fmt::format("(fence {}, note: {})", acquired.grant.fence, note);
+    log.set_fence(acquired.grant.fence);
+    const auto said = log.with(LogEvent("acquired").waited(acquired.waited));
     if (acquired.after_busy && policy.announce) {
-        log.notice("got {} {} after waiting {}", key, grant, format_duration(acquired.waited));
+        said.notice("got {} {} after waiting {}", key, grant, format_duration(acquired.waited));
     } else if (acquired.after_busy) {
-        log.info("got {} {} after waiting {}", key, grant, format_duration(acquired.waited));
+        said.info("got {} {} after waiting {}", key, grant, format_duration(acquired.waited));
     } else {
-        log.info("acquired {} {} without waiting, in {}", key, grant,
-                 format_duration(acquired.waited));
+        said.info("acquired {} {} without waiting, in {}", key, grant,
+                  format_duration(acquired.waited));
     }
 }
 

@@ -72,6 +72,11 @@ public:
     // Once the lock is taken: only signals interrupt calls to Redis again.
     void stop_giving_up();
 
+    // After acquire(): whether the lock was not acquired because it was held (as against a
+    // signal), and how long it was waited for, for --metrics-file.
+    bool was_busy() const { return busy_; }
+    Millis waited() const { return waited_; }
+
     SignalPipe signals;
     SignalRouter router{signals};
     redis::Wakeup wakeup;
@@ -86,6 +91,8 @@ private:
     // waits on beside Redis.
     UniqueFd watch_both_;
     std::string gave_up_because_;
+    bool busy_ = false;
+    Millis waited_{0};
 };
 
 // Releases the lock if it is still ours; returns true if it found that the lock had been lost. A

@@ -98,7 +98,7 @@ void LockKeeper::renew(run::Stoppable& protected_work) {
                     format_duration(sent - *failing_since_));
         failing_since_.reset();
     }
-    log_.info("renewed {} in {}", key, format_duration(steady_now() - sent));
+    log_.with(LogEvent("renewed")).info("renewed {} in {}", key, format_duration(steady_now() - sent));
 }
 
 std::string LockKeeper::why_deadline_passed() const {
@@ -118,11 +118,13 @@ void LockKeeper::declare_lost(const std::string& why, run::Stoppable& protected_
     lost_because_ = why;
     const auto& key = lock_.keys().lock;
     if (policy_.on_lost == OnLost::ignore) {
-        log_.error("lost the lock on {}: {}; {} runs on without it (--on-lost ignore)", key, why,
+        log_.with(LogEvent("lost"))
+            .error("lost the lock on {}: {}; {} runs on without it (--on-lost ignore)", key, why,
                    policy_.protected_work);
         return;
     }
-    log_.error("lost the lock on {}: {}; stopping {} (SIGTERM, SIGKILL after {})", key, why,
+    log_.with(LogEvent("lost"))
+        .error("lost the lock on {}: {}; stopping {} (SIGTERM, SIGKILL after {})", key, why,
                policy_.protected_work, format_duration(policy_.kill_after));
     protected_work.terminate(policy_.kill_after);
 }

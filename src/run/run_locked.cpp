@@ -98,22 +98,29 @@ auto release_if_it_throws(lock::LockClient& lock, const Logger& log, SteadyTime 
 } // namespace
 
 int run_locked(const Options& options, const redis::ConnectionSettings& settings,
-               const Logger& log) {
+               const Logger& log, telemetry::RunFigures& figures) {
     run::LockAttempt attempt(options, settings, log, std::to_string(::getpid()));
     run::ChildSpec spec = find_child(options);
     auto outcome = attempt.acquire("not running " + command_for_message(options));
+    figures.waited_ms = attempt.waited().count();
     if (const int* status = std::get_if<int>(&outcome)) {
+        figures.outcome = attempt.was_busy() ? telemetry::Outcome::busy : telemetry::Outcome::error;
         return *status;
     }
     const auto& acquired = std::get<lock::Acquired>(outcome);
     auto& lock = attempt.lock;
     const SteadyTime acquired_at = steady_now();
+    figures.held_ms = 0; // until the release says more
     const run::Terminal terminal = run::Terminal::foreground();
     auto child = release_if_it_throws(lock, log, acquired_at, [&] {
         run::say_acquired(options.key, options.note, acquired, attempt.policy, log);
         spec.inherited_environment = environ;
         spec.environment_overrides = {"REDLOCKRUN_KEY=" + options.key,
                                       "REDLOCKRUN_FENCE=" + acquired.grant.fence};
+        if (acquired.grant.slot) {
+            spec.environment_overrides.push_back("REDLOCKRUN_SLOT=" +
+                                                 std::to_string(*acquired.grant.slot));
+        }
         return run::spawn_child(spec, attempt.signals, terminal);
     });
     if (!child) {
@@ -126,11 +133,15 @@ int run_locked(const Options& options, const redis::ConnectionSettings& settings
                       KeepPolicy{options.ttl, options.renew, options.on_lost, options.kill_after},
                       acquired.valid_from, acquired.grant.validity, log);
     const int wait_status = supervisor.wait(attempt.signals, &keeper);
-    log.info("the command {} after running for {}", run::describe_wait_status(wait_status),
-             format_duration(steady_now() - acquired_at));
+    log.with(LogEvent("command_ended").exit_status(run::exit_status_from_wait(wait_status)))
+        .info("the command {} after running for {}", run::describe_wait_status(wait_status),
+              format_duration(steady_now() - acquired_at));
 
     const bool found_lost =
         release(lock, log, acquired_at, lock::CommandRan::yes, keeper.lost(), keeper.valid_until());
+    figures.held_ms = (steady_now() - acquired_at).count();
+    figures.outcome = keeper.lost() || found_lost ? telemetry::Outcome::lost
+                                                  : telemetry::Outcome::ran;
     if ((keeper.lost() || found_lost) && options.on_lost == OnLost::term) {
         return options.lost_exit_code;
     }

@@ -5,10 +5,13 @@
 #include "base/log.hpp"
 #include "options/options.hpp"
 #include "redis/settings.hpp"
+#include "telemetry/metrics_file.hpp"
 
 namespace redlockrun {
 
+// `figures` says how it went, for --metrics-file: filled in as the run goes (a failure thrown
+// leaves what was known by then).
 int run_locked(const Options& options, const redis::ConnectionSettings& settings,
-               const Logger& log);
+               const Logger& log, telemetry::RunFigures& figures);
 
 } // namespace redlockrun

@@ -39,6 +39,9 @@ HolderState holder_state(const lock::HolderRecord& record, long long now_ms) {
     holder.renew_ms = record.renew_ms;
     holder.note = record.note;
     holder.hold = record.hold;
+    if (is_fence(record.slot)) { // a whole number below 2^53, as a fence is
+        holder.slot = std::stoll(record.slot);
+    }
     return holder;
 }
 
@@ -83,6 +86,9 @@ LockState interpret_status(const std::string& key, const lock::StatusSnapshot& s
     state.redis_type = snapshot.type;
     state.now_ms = snapshot.now_ms;
     state.last_fence = snapshot.last_fence;
+    state.took_median_ms = snapshot.took_median_ms;
+    state.took_longest_ms = snapshot.took_longest_ms;
+    state.took_count = snapshot.took_count;
     if (snapshot.type == "none") {
         return state;
     }

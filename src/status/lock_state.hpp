@@ -45,6 +45,9 @@ struct HolderState {
     std::string note;
     // A hold (--hold): the pid is the hold's owner's.
     bool hold = false;
+    // A semaphore holder's slot (REDLOCKRUN_SLOT): a whole number below 2^53; none if its record
+    // has none (a holder of an earlier version, or a record written by another program).
+    std::optional<long long> slot;
 };
 
 struct LockState {
@@ -64,6 +67,11 @@ struct LockState {
     bool shared = false;    // held by shared holders (--shared)
     // Earliest grant first (then by fence); empty unless held.
     std::vector<HolderState> holders;
+    // How long the last holds took (up to 20): their median and the longest; none before the
+    // first release recorded one.
+    std::optional<long long> took_median_ms;
+    std::optional<long long> took_longest_ms;
+    int took_count = 0;
 };
 
 LockState interpret_status(const std::string& key, const lock::StatusSnapshot& snapshot);

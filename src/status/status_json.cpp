@@ -32,7 +32,8 @@ std::string holder_json(const HolderState& holder, const std::optional<std::stri
         .number("hold_until_ms", holder.hold_until_ms)
         .number("command_ended_ms", holder.ended_ms)
         .string("note", unless_empty(holder.note))
-        .json("hold", holder.hold ? "true" : "false");
+        .json("hold", holder.hold ? "true" : "false")
+        .number("slot", holder.slot);
     return object.text();
 }
 
@@ -57,6 +58,15 @@ std::string status_json(const LockState& state) {
         .number("remaining_ms", state.remaining_ms)
         .number("last_fence", decimal_number(state.last_fence))
         .json("holders", json_array(holders));
+    if (state.took_median_ms) {
+        JsonObject took;
+        took.number("median_ms", state.took_median_ms)
+            .number("longest_ms", state.took_longest_ms)
+            .number("count", state.took_count);
+        object.json("hold_durations", took.text());
+    } else {
+        object.json("hold_durations", "null");
+    }
     return object.text();
 }
 

@@ -30,6 +30,7 @@ std::optional<Millis> millis(std::optional<long long> ms) {
 // (note: deploy 42) since ...".
 std::string describe_holder(const HolderState& holder, long long now_ms) {
     std::string text = lock::describe(holder.holder) + (holder.hold ? " (a hold)" : std::string()) +
+                       (holder.slot ? fmt::format(" in slot {}", *holder.slot) : std::string()) +
                        lock::describe_note(holder.note);
     const auto since = [now_ms](std::optional<long long> time) {
         return time ? millis(std::max(0LL, ms_between(now_ms, *time))) : std::nullopt;
@@ -75,7 +76,20 @@ std::string held_line(const LockState& state) {
 
 } // namespace
 
-std::string status_line(const LockState& state) {
+// "; holds took 4m12s (median of the last 20), the longest 9m": said of a held lock, where it
+// tells how long the hold may go on; nothing before the first release recorded one. (The JSON
+// has it whatever the state.)
+std::string took_text(const LockState& state) {
+    if (!state.took_median_ms || (state.condition != LockCondition::held &&
+                                  state.condition != LockCondition::held_after_command)) {
+        return {};
+    }
+    return fmt::format("; holds took {} (median of the last {}), the longest {}",
+                       format_duration(Millis{*state.took_median_ms}), state.took_count,
+                       format_duration(Millis{state.took_longest_ms.value_or(0)}));
+}
+
+std::string condition_line(const LockState& state) {
     switch (state.condition) {
     case LockCondition::free:
         if (state.timestamp) {
@@ -96,6 +110,10 @@ std::string status_line(const LockState& state) {
                    : fmt::format("{}: not a lock (a {})", state.key, state.redis_type);
     }
     return state.key;
+}
+
+std::string status_line(const LockState& state) {
+    return condition_line(state) + took_text(state);
 }
 
 StatusReport describe_status(const std::string& key, const lock::StatusSnapshot& snapshot) {

@@ -104,6 +104,7 @@ test_the_documented_acl_rule_allows_it() {
         fail "no ACL SETUSER line in docs/lock.md"
         return
     }
+    rcli acl log reset >/dev/null # the denials other tests provoked
     # shellcheck disable=SC2086 # the rule is a list of words
     rcli acl setuser locker on '>pw' $rule >/dev/null
     local url="redis://locker:pw@127.0.0.1:$REDIS_PORT"
@@ -113,7 +114,33 @@ test_the_documented_acl_rule_allows_it() {
     expect_status 0 "--break as the ACL user"
     exit_of "$holder"
     expect_eq "$?" 76 "the broken holder"
-    expect_eq "$(rcli acl log | grep -c reason)" 0 "no ACL denial logged"
+    expect_eq "$(rcli acl log | grep -c reason)" 0 "no ACL denial logged: $(rcli acl log | tr '\n' ' ')"
+    # With it, a release records its hold's duration.
+    run_rlr -u "$url" -k acl-took -- true
+    expect_status 0 "a run as the ACL user"
+    expect_eq "$(rcli llen '{acl-took}:redlockrun:durations')" 1 "the duration kept"
+}
+
+test_a_rule_of_an_earlier_version_without_lpush_and_lrange_still_locks() {
+    local rule
+    rule=$(sed -n 's/^ *ACL SETUSER locker on >PASSWORD //p' "$(dirname "$0")/../../docs/lock.md")
+    rule=${rule/ +lpush +lrange/}
+    [[ "$rule" != *lpush* && "$rule" != *lrange* && -n "$rule" ]] || {
+        fail "cannot take +lpush and +lrange out of the rule: $rule"
+        return
+    }
+    # shellcheck disable=SC2086 # the rule is a list of words
+    rcli acl setuser older on '>pw' $rule >/dev/null
+    local url="redis://older:pw@127.0.0.1:$REDIS_PORT"
+    run_rlr -u "$url" -k older -- true
+    expect_status 0 "a run"
+    start_bg holder -u "$url" -k older -- sleep 30
+    wait_for "the holder holds" lock_held older || return
+    run_rlr -u "$url" -w 200ms -k older -- true
+    expect_status 75 "a waiter that gives up"
+    run_rlr -u "$url" -k older --status --json
+    expect_contains "$out" '"hold_durations":null' "no duration could be kept"
+    expect_eq "$(rcli exists '{older}:redlockrun:durations')" 0 "nothing written"
 }
 
 run_tests

@@ -47,7 +47,7 @@ test_a_tagged_key_s_companions_share_its_tag() {
     run_rlr -k 'jobs:{deploy}:prod' -c 'echo "$REDLOCKRUN_FENCE"'
     expect_status 0
     expect_eq "$out" "$(rcli get '{deploy}:jobs:{deploy}:prod:redlockrun:fence')" "the fence counter"
-    expect_eq "$(rcli keys '*' | sort | tr '\n' ' ')" '{deploy}:jobs:{deploy}:prod:redlockrun:fence {deploy}:jobs:{deploy}:prod:redlockrun:wake ' "what is left"
+    expect_eq "$(rcli keys '*' | sort | tr '\n' ' ')" '{deploy}:jobs:{deploy}:prod:redlockrun:durations {deploy}:jobs:{deploy}:prod:redlockrun:fence {deploy}:jobs:{deploy}:prod:redlockrun:wake ' "what is left"
 }
 
 test_a_key_that_names_redlockrun_s_own_keys_is_64_and_changes_nothing() {

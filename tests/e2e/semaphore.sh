@@ -98,6 +98,53 @@ EOF
     expect_eq "$(rcli exists "$OWNER")" 0 "no owner record stays"
 }
 
+# slot_of NAME: the REDLOCKRUN_SLOT that holder NAME's command saw ("none" if it had none).
+slot_of() { sed -n "s/^slot $1 //p" "$WORK/slots" 2>/dev/null; }
+has_slot() { [ -n "$(slot_of "$1")" ]; }
+
+# slot_hold NAME LIMIT: as hold(), and the command records "slot NAME SLOT" in $WORK/slots.
+slot_hold() {
+    local name=$1 limit=$2
+    start_bg "$name" --limit "$limit" -k jobs -c \
+        "echo \"slot $name \${REDLOCKRUN_SLOT-none}\" >>'$WORK/slots';
+         while [ ! -e '$WORK/release-$name' ]; do sleep 0.02; done"
+}
+
+test_each_holder_has_a_slot_of_its_own_and_a_freed_one_goes_to_the_next() {
+    slot_hold a 3
+    wait_for "a's slot" has_slot a || return
+    slot_hold b 3
+    wait_for "b's slot" has_slot b || return
+    slot_hold c 3
+    wait_for "c's slot" has_slot c || return
+    expect_eq "$(slot_of a) $(slot_of b) $(slot_of c)" "0 1 2" "the lowest free slot, each"
+    run_rlr -k jobs --status
+    expect_contains "$out" "in slot 1" "--status names the slots"
+    run_rlr -k jobs --status --json
+    [ "$(/usr/bin/python3 -c 'import json,sys; print(sorted(h["slot"] for h in json.loads(sys.argv[1])["holders"]))' "$out")" = "[0, 1, 2]" ] ||
+        fail "the JSON's slots: $out"
+    run_rlr --list 'jobs' --json
+    expect_contains "$out" '"slot":2' "--list --json names them too"
+    # b lets go: the next holder gets slot 1, the one b freed.
+    touch "$WORK/release-b"
+    wait_for "b's release" holders_are 2 || return
+    slot_hold d 3
+    wait_for "d's slot" has_slot d || return
+    expect_eq "$(slot_of d)" 1 "the slot b freed"
+    touch "$WORK/release-a" "$WORK/release-c" "$WORK/release-d"
+    for name in a c d; do
+        exit_of "${!name}" || fail "$name exited $?"
+    done
+    # A hold exports its slot; an exclusive run has none.
+    run_rlr -k jobs --limit 2 --owner none --max-hold 1m --hold
+    expect_status 0
+    expect_contains "$out" "export REDLOCKRUN_SLOT=0" "the hold's slot"
+    run_rlr --release "$(sed -n "s/^export REDLOCKRUN_HOLD='\(.*\)'$/\1/p" <<<"$out")"
+    expect_status 0 "its release"
+    run_rlr -k plain -- sh -c 'echo "${REDLOCKRUN_SLOT-none}"'
+    expect_eq "$out" none "an exclusive run's slot"
+}
+
 test_waiters_are_served_in_arrival_order() {
     hold h1 2
     hold h2 2

@@ -609,8 +609,8 @@ test_each_semaphore_holder_has_its_own_note() {
     json_ok
     expect_eq "$(json_get 'sorted((h["pid"], h["note"]) for h in d["holders"])')" \
         "$(sorted_pairs "$first" "first's" "$second" "second's")" "--status --json"
-    expect_contains "$out_text" "pid $first (note: first's) since " "--status: the first"
-    expect_contains "$out_text" "pid $second (note: second's) since " "--status: the second"
+    expect_contains "$out_text" "pid $first in slot 0 (note: first's) since " "--status: the first"
+    expect_contains "$out_text" "pid $second in slot 1 (note: second's) since " "--status: the second"
     # A holder that takes the first one's slot has no note, and shows none of the first one's.
     kill -TERM "$first"
     wait "$first"
@@ -658,6 +658,55 @@ test_a_classic_client_s_lock_shows_no_note() {
     json_ok
     expect_eq "$(json_get 'd["holders"][0]["client"], d["holders"][0]["note"]')" "('classic', None)" "JSON"
     expect_not_contains "$err$out$out_text" "stale" "the old record's note"
+}
+
+# DESIGN §14: each release records how long the lock was held; --status, its JSON and the waiting
+# message give the median and the longest of the last 20.
+test_status_and_waiting_say_how_long_the_last_holds_took() {
+    run_rlr -k timed --status --json
+    expect_contains "$out" '"hold_durations":null' "none before the first release"
+    local ms
+    for ms in 0.3 0.5 0.7; do
+        run_rlr -k timed -- sleep "$ms"
+        expect_status 0 "a run of ${ms}s"
+    done
+    # The line says it of a held lock, where it tells how long the hold may go on.
+    start_bg holder -k timed -- sh -c "while [ ! -e '$WORK/done' ]; do sleep 0.02; done"
+    wait_for "the holder's lock" lock_held timed || return
+    run_rlr -k timed --status
+    expect_status 75
+    [[ "$out" =~ holds\ took\ ([0-9]+)ms\ \(median\ of\ the\ last\ 3\),\ the\ longest\ ([0-9]+)ms ]] ||
+        fail "the status line: $out"
+    # Each duration runs from the grant to the release: the command's time and a little more.
+    local median=${BASH_REMATCH[1]:-0} longest=${BASH_REMATCH[2]:-0}
+    [ "$median" -ge 500 ] && [ "$median" -lt 2500 ] || fail "the median: $median ms"
+    [ "$longest" -ge 700 ] && [ "$longest" -lt 2700 ] || fail "the longest: $longest ms"
+    touch "$WORK/done"
+    exit_of "$holder" || fail "the holder exited $?"
+    # Four holds now, and the free lock's JSON has them.
+    run_rlr -k timed --status --json
+    /usr/bin/python3 -c '
+import json, sys
+took = json.loads(sys.argv[1])["hold_durations"]
+assert took["count"] == 4 and took["median_ms"] <= took["longest_ms"] and 700 <= took["longest_ms"] < 60000, took
+' "$out" || fail "the JSON: $out"
+    # Only the last 20 count.
+    for ms in $(seq 1 20); do
+        run_rlr -k timed -- true
+    done
+    run_rlr -k timed --status --json
+    /usr/bin/python3 -c '
+import json, sys
+took = json.loads(sys.argv[1])["hold_durations"]
+assert took["count"] == 20 and took["longest_ms"] < 500, took
+' "$out" || fail "the last 20 only: $out"
+    # A waiter says it, in its waiting message (CI makes it say that it waits).
+    start_bg holder -k timed -- sleep 30
+    wait_for "the holder's lock" lock_held timed || return
+    CI=true RUN_RLR_LIMIT=30 run_rlr -w 1s -k timed -- true
+    expect_status 75
+    expect_contains "$err" "holds of timed took " "the waiting message"
+    expect_contains "$err" "(median of the last 20)" "over the last 20"
 }
 
 run_tests

@@ -134,6 +134,7 @@ class Section:
     conn: int | None = None  # the recorder's connection number
     reads: list = field(default_factory=list)  # the values of its accepted reads
     checks: list = field(default_factory=list)  # its --checks: (started, answered, status)
+    slot: int | None = None  # a semaphore section's $REDLOCKRUN_SLOT
 
     @property
     def semaphore(self):
@@ -175,7 +176,8 @@ def sections_of(events):
         if event["ev"] == "begin":
             by_connection[conn] = Section(event["holder"], event["kind"], event["fence"], event["t"],
                                           limit=event.get("limit", 1),
-                                          shared=event.get("shared", False), conn=conn)
+                                          shared=event.get("shared", False), conn=conn,
+                                          slot=event.get("slot"))
             continue
         section = by_connection.get(conn)
         if section is None:
@@ -369,6 +371,35 @@ def check_semaphore(sections, contenders, verdict, forever):
         verdict.explained += 1
 
 
+def check_slots(sections, contenders, verdict, forever):
+    """A semaphore's sections each name their slot ($REDLOCKRUN_SLOT, 0 to N - 1), and no two that
+    are open at once name the same one, unless the one with the smaller fence is stale as a fault
+    allows (a paused holder whose lock lapsed freed its slot): it carries the allowance, was told
+    of the loss and stopped within its bound."""
+    held = [s for s in sections if s.semaphore and s.fence is not None]
+    for section in held:
+        if section.slot is None or not 0 <= section.slot < section.limit:
+            verdict.problems.append(f"the section of {section.holder} ({describe(section)}) had "
+                                    f"no REDLOCKRUN_SLOT from 0 to {section.limit - 1}: "
+                                    f"{section.slot}")
+    for i, first in enumerate(held):
+        for second in held[i + 1:]:
+            if first.slot is None or first.slot != second.slot:
+                continue
+            if max(first.begin, second.begin) >= min(first.end or forever, second.end or forever):
+                continue
+            stale, newer = sorted((first, second), key=lambda s: s.fence)
+            reasons = []
+            if not allowed(stale, contenders):
+                reasons.append(f"no fault in this scenario allows {stale.holder} to be stale")
+            else:
+                reasons += overlap_reasons(stale, newer.begin, contenders, forever)
+            if reasons:
+                verdict.problems.append(
+                    f"{stale.holder} (fence {stale.fence}) and {newer.holder} (fence "
+                    f"{newer.fence}) held slot {stale.slot} at once: {'; '.join(reasons)}")
+
+
 def check_answers(sections, verdict):
     """Counts the --check answers of the sections, and fails each 0 (the hold intact) whose whole
     interval, from before the call to after its answer, lies inside the section of a newer holder
@@ -450,6 +481,7 @@ def check(events, contenders):
                 continue
             check_overlap(earlier, later, by_id, verdict, forever)
     check_semaphore(sections, by_id, verdict, forever)
+    check_slots(sections, by_id, verdict, forever)
     check_answers(sections, verdict)
 
     fenced = [s for s in sections if s.kind == "redlockrun" and s.fence is not None]

@@ -49,7 +49,9 @@ class History:
             "loss_reported": None if lost_at is None else int(lost_at * 1e9),
             "limit": limit, "shared": shared})
 
-    def begin(self, t, holder, fence, kind="redlockrun", limit=1, shared=False):
+    def begin(self, t, holder, fence, kind="redlockrun", limit=1, shared=False, slot="auto"):
+        """SLOT: a semaphore section's $REDLOCKRUN_SLOT; "auto" gives it the lowest one that no
+        section open at T has, as redlockrun would (verdict())."""
         self.conns[holder] = (len(self.conns) + 1, kind, fence)
         if limit > 1:
             self.own[holder] = 0
@@ -57,7 +59,8 @@ class History:
             self.readers.add(holder)
         self.events.append({"t": t, "ev": "begin", "conn": self.conns[holder][0], "kind": kind,
                             "holder": holder, "host": "h", "fence": fence, "wall_ns": 0,
-                            "limit": limit, "shared": shared})
+                            "limit": limit, "shared": shared,
+                            "slot": slot if limit > 1 else None})
 
     def admitted(self, holder, kind, fence, accepted):
         """ACCEPTED, or the recorder's fence rule: a writer needs a fence not smaller than any
@@ -131,6 +134,19 @@ class History:
         events = [dict(e, t=int(e["t"] * 1e9), **({"started": int(e["started"] * 1e9)}
                                                   if "started" in e else {}))
                   for e in sorted(self.events, key=lambda e: e["t"])]
+        taken = {}  # conn -> (slot, fence), of the semaphore sections open so far
+        for event in events:
+            if event["ev"] == "begin" and event.get("slot") == "auto":
+                owner = {}  # slot -> the largest fence of the open sections in it
+                for slot, fence in taken.values():
+                    owner[slot] = max(owner.get(slot, fence), fence)
+                free = set(range(event["limit"])) - set(owner)
+                # None free: the slot whose newest section has the smallest fence is a stale
+                # holder's, whose record lapsed.
+                event["slot"] = min(free) if free else min(owner, key=owner.get)
+                taken[event["conn"]] = (event["slot"], event["fence"])
+            elif event["ev"] == "end":
+                taken.pop(event["conn"], None)
         return check(events, self.contenders)
 
 
@@ -757,6 +773,47 @@ class SemaphoreTest(unittest.TestCase):
         v = self.stale_holder()
         self.assertTrue(v.ok, v.problems)
         self.assertEqual((v.explained, v.unexplained, v.lost), (1, 0, 1))
+
+    def test_two_sections_open_at_once_in_one_slot_fail(self):
+        h = History()
+        for holder, start, stop, fence, slot in (("s0", 0, 10, 10, 0), ("s1", 1, 11, 11, 0)):
+            h.contender(holder, limit=3)
+            h.begin(start, holder, fence, limit=3, slot=slot)
+            h.write(start + 0.5, holder)
+            h.end(stop, holder)
+        self.assertFlags(h.verdict(), "s0 (fence 10) and s1 (fence 11) held slot 0 at once: no "
+                                      "fault in this scenario allows s0 to be stale")
+
+    def test_one_slot_after_another_passes_and_a_missing_or_out_of_range_slot_fails(self):
+        h = History()
+        for holder, start, stop, fence in (("s0", 0, 10, 10), ("s1", 10, 20, 11)):
+            h.contender(holder, limit=2)
+            h.begin(start, holder, fence, limit=2, slot=1)
+            h.end(stop, holder)
+        v = h.verdict()
+        self.assertTrue(v.ok, v.problems)
+        for slot in (None, 2):
+            h = History()
+            h.contender("s0", limit=2)
+            h.begin(0, "s0", 10, limit=2, slot=slot)
+            h.end(5, "s0")
+            self.assertFlags(h.verdict(), f"had no REDLOCKRUN_SLOT from 0 to 1: {slot}")
+
+    def test_a_stale_holder_whose_slot_went_to_a_newer_one_passes_only_within_its_bound(self):
+        def history(stop):
+            h = History()
+            h.contender("stale", status=76, expect=(76,), may_overlap=2, limit=2)
+            h.begin(0, "stale", 1, limit=2, slot=0)
+            h.write(1, "stale")
+            h.contender("newer", limit=2)
+            h.begin(5, "newer", 2, limit=2, slot=0)
+            h.write(6, "newer")
+            h.end(stop, "stale", abrupt=True)
+            h.end(20, "newer")
+            return h.verdict()
+        v = history(stop=6.5)
+        self.assertTrue(v.ok, v.problems)
+        self.assertFlags(history(stop=9), "held slot 0 at once")
 
     def test_an_allowed_overlap_whose_stale_write_was_accepted_fails(self):
         # s1 has ended by then: a fenced resource refuses the outnumbered holder for good.

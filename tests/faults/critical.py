@@ -4,7 +4,8 @@
     critical.py SOCKET KIND HOLDER HOST STEPS STEP_MS MODE [UNTIL_FILE] [--checks FILE REDLOCKRUN]
 
 Connects to the recorder (recorder.py) on SOCKET, begins a section as HOLDER on HOST with the fence
-from $REDLOCKRUN_FENCE (KIND redlockrun) or none (KIND classic), then does STEPS read-sleep-write
+from $REDLOCKRUN_FENCE (KIND redlockrun) or none (KIND classic), and a semaphore's slot from
+$REDLOCKRUN_SLOT, then does STEPS read-sleep-write
 increments of the recorder's counter, each holding its read for STEP_MS: two sections that overlap
 lose an increment unless the recorder refuses the stale holder. A stale holder whose read is refused
 writes 0 all the same, as a writer that does not check would: a recorder that accepted it would
@@ -51,6 +52,7 @@ def main():
     increment = 0 if mode == "shared" else 1
     until = args[7] if len(args) > 7 else None
     fence = os.environ.get("REDLOCKRUN_FENCE", "-") if kind == "redlockrun" else "-"
+    slot = os.environ.get("REDLOCKRUN_SLOT", "-") if kind == "redlockrun" else "-"
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.connect(path)
     answers = conn.makefile("rb")
@@ -64,7 +66,7 @@ def main():
         code = subprocess.run([redlockrun, "--check"], stdin=subprocess.DEVNULL).returncode
         ask(f"CHECKED {code if code >= 0 else 128 - code}")  # and this one after it returned
 
-    ask(f"BEGIN {kind} {holder} {host} {fence} {time.time_ns()} {mode}")
+    ask(f"BEGIN {kind} {holder} {host} {fence} {time.time_ns()} {mode} {slot or '-'}")
     give_up = time.monotonic() + 120
     done = 0
     checked = 0

@@ -31,9 +31,12 @@ SCRIPTS = os.path.join(ROOT, "src", "lock", "scripts")
 
 
 def script_sources():
-    """Each lock script as Redis sees it: the common prelude followed by the script."""
-    with open(os.path.join(SCRIPTS, "common.lua"), "rb") as f:
-        prelude = f.read()
+    """Each lock script as Redis sees it: the prelude (common.lua, then holders.lua) followed by the
+    script, as CMakeLists.txt embeds it."""
+    prelude = b""
+    for part in ("common.lua", "holders.lua"):
+        with open(os.path.join(SCRIPTS, part), "rb") as f:
+            prelude += f.read()
     sources = {}
     for name in ("acquire", "renew", "release"):
         with open(os.path.join(SCRIPTS, f"{name}.lua"), "rb") as f:

@@ -35,9 +35,11 @@ after a writer makes that writer stale.
 
 The protocol is one line per request, one line per answer:
 
-    BEGIN KIND HOLDER HOST FENCE WALL_NS [MODE]    -> OK     KIND is redlockrun or classic; FENCE
+    BEGIN KIND HOLDER HOST FENCE WALL_NS [MODE [SLOT]]
+                                           -> OK     KIND is redlockrun or classic; FENCE
                                                       is - if none; MODE is 1 (exclusive, the
-                                                      default), N (--limit N) or shared (-s)
+                                                      default), N (--limit N) or shared (-s);
+                                                      SLOT is $REDLOCKRUN_SLOT, - if none
     READ                                   -> VALUE N | REFUSED   the counter
     WRITE N                                -> ACCEPTED | REFUSED
     CHECK                                  -> OK     a hold's section is about to run --check
@@ -176,16 +178,17 @@ class Resource:
 
     def handle(self, number, words, section):
         verb = words[0]
-        if verb == "BEGIN" and section is None and len(words) in (6, 7):
+        if verb == "BEGIN" and section is None and len(words) in (6, 7, 8):
             kind, holder, host, fence, wall_ns = words[1:6]
             fence = int(fence) if fence.isdigit() else None
-            mode = words[6] if len(words) == 7 else "1"
+            mode = words[6] if len(words) >= 7 else "1"
+            slot = int(words[7]) if len(words) == 8 and words[7].isdigit() else None
             limit = int(mode) if mode.isdigit() else 1
             shared = mode == "shared"
             self.open[number] = {"kind": kind, "holder": holder, "fence": fence, "limit": limit,
                                  "shared": shared}
             self.record(ev="begin", conn=number, kind=kind, holder=holder, host=host, fence=fence,
-                        wall_ns=int(wall_ns), limit=limit, shared=shared)
+                        wall_ns=int(wall_ns), limit=limit, shared=shared, slot=slot)
             return "OK"
         if section is None:
             return "ERR begin first"

@@ -16,6 +16,7 @@ import math
 from .builds import DEB
 from .floor import LIBRARY_NAME as LIBRARY_FLOOR
 from .floor import NAME as FLOOR
+from .figures.uncontended import METRICS_ROW
 from .peers import HOLD, MIXED, SECTION_OF
 
 REDLOCKRUN = "redlockrun"
@@ -51,6 +52,8 @@ def _numbers(results: dict, tools: list) -> list:
         rows = results["uncontended"]["rows"]
         extra = [name for name in rows if name in (FLOOR, LIBRARY_FLOOR) or
                  name.startswith(REDLOCKRUN + " (") and name not in server_rows]
+        if REDLOCKRUN in names:
+            extra.append(METRICS_ROW)
         wanted += [("figure 1", rows.get(n, {}).get("median_ms"), n)
                    for n in names + sections + server_rows + extra + ["plain true"]]
     if "round_trips" in results:

@@ -27,7 +27,8 @@ def prepare(workdir: Path, redis) -> list:
     # Built as redlockrun is (CMakeLists.txt): a hardened PIE, with the shared C library. What
     # redlockrun then costs beyond it is its own work and its other libraries.
     binary = compile_helper(SOURCE, workdir / "protocol-floor", "cc", [HARDENED])
-    prelude = (SCRIPTS / "common.lua").read_text()
+    # The prelude as CMakeLists.txt embeds it: common.lua, then holders.lua.
+    prelude = "".join((SCRIPTS / part).read_text() for part in ("common.lua", "holders.lua"))
     shas = []
     for name in ("acquire", "release"):
         text = prelude + (SCRIPTS / f"{name}.lua").read_text()

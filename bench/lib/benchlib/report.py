@@ -121,6 +121,11 @@ def _uncontended(figure: dict) -> list:
         rounds = spread(hold.get("middle_half"), "rounds' middle half")
         lines += [f"`{HOLD}` over a plain run (`redlockrun -k KEY true`) of the same rounds: "
                   f"{_x(hold['ratio'])}{rounds}.", ""]
+    metrics = figure.get("metrics_vs_plain_run")
+    if metrics:
+        rounds = spread(metrics.get("middle_half"), "rounds' middle half")
+        lines += ["`redlockrun --metrics-file` (each run counting itself into one file) over a "
+                  f"plain run of the same rounds: {_x(metrics['ratio'])}{rounds}.", ""]
     return lines
 
 

@@ -247,6 +247,11 @@ def judge(results: dict) -> list:
                  _verdict(None if rss is None else rss <= 4.0)))
 
     rows += _hold(results)
+    metrics = _at(results, "uncontended", "metrics_vs_plain_run") or {}
+    times = metrics.get("ratio")
+    rows.append(("`--metrics-file`, uncontended: wall time ≤ 1.1 × a plain run's",
+                 _fmt(times, " ×") + spread(metrics.get("middle_half"), "rounds' middle half"),
+                 _verdict(None if times is None else times <= 1.1)))
     rows += _semaphore(results.get("semaphore"))
     rows += _shared(results.get("shared"))
     rows += _high_availability(results.get("high_availability"))

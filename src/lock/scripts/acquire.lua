@@ -8,9 +8,10 @@
 -- ARGV[13] '1' for a hold (--hold: its pid is the hold's owner's), '' for a run,
 -- ARGV[14] '1' for an exclusive waiter that has asked before, within its place's time, and was
 -- never queued: it came before everyone in the queue.
--- {'granted', value, fence, validity_ms, now_ms}
+-- {'granted', value, fence, validity_ms, now_ms, slot}: slot is a semaphore holder's place, 0 to
+--   N - 1, unique among the key's live holders ('' for an exclusive or a shared holder)
 -- | {'busy', remaining_ms, host, pid, fence, limit ('' if exclusive), holders, recheck_ms, ahead,
---    held_ms, renew_ms, ended_ago_ms, note, queued}:
+--    held_ms, renew_ms, ended_ago_ms, note, queued, took_ms, took_count}:
 --   recheck_ms is when to ask again at the latest, as nothing may wake a waiter then (a --min-hold
 --   time); ahead is 0, or, where the lock would let this request in but for the waiters queued
 --   before it, how many are queued before it (remaining_ms is then when the first of them loses
@@ -19,7 +20,8 @@
 --   command ended (--min-hold keeps it held), each '' where not known; note is the holder's
 --   --note, '' for none; queued is '1' if this waiter is in the queue now, '' if it is not (an
 --   exclusive waiter with no one queued, which blocks on the shared wake-up list, or a run that
---   does not wait)
+--   does not wait); took_ms and took_count are the median of the last holds' durations and how
+--   many there are ('' for none yet)
 -- | {'foreign', type} | {'mismatch', limit}: the holders use another limit, or one of shared
 -- holders and a semaphore meets the other ('shared' or N: theirs; nothing written)
 -- | {'exhausted', last_fence}: the fence counter is too large to count on exactly
@@ -97,9 +99,10 @@ local function busy(remaining, host, pid, fence, semaphore_limit, holders, reche
     end
   end
   times = times or {'', '', ''}
+  local took = duration_summary()
   return {'busy', remaining, host, pid, fence, semaphore_limit or '', holders or 0,
           recheck or remaining, ahead or 0, times[1], times[2], times[3], note_of(holder_note),
-          queued}
+          queued, took[1] or '', took[3] or ''}
 end
 
 -- An exclusive redlockrun holder.
@@ -136,7 +139,8 @@ if held then
   end
   local mine = holders[token]
   if mine then
-    return {'granted', lock.value, mine.fence, validity(mine.expiry_ms, ttl_ms), now_ms}
+    return {'granted', lock.value, mine.fence, validity(mine.expiry_ms, ttl_ms), now_ms,
+            mine.slot and string.format('%d', mine.slot) or ''}
   end
 end
 
@@ -207,11 +211,26 @@ end
 -- A token left on the shared wake-up list would wake an exclusive waiter for nothing.
 redis.call('DEL', wake_key)
 redis.call('HSET', owner_key, 'limit', held_as)
--- A new record every time: a note is this holder's alone ('' leaves it out).
+-- A new record every time: a note is this holder's alone ('' leaves it out). A semaphore's holder
+-- takes the lowest slot no live holder has (a record of an earlier version has none): with fewer
+-- than N holders, one below N is free.
+local slot
+if not shared then
+  local taken = {}
+  for _, other in pairs(holders) do
+    if tonumber(other.slot) then
+      taken[tonumber(other.slot)] = true
+    end
+  end
+  slot = 0
+  while taken[slot] do
+    slot = slot + 1
+  end
+end
 local record = {expiry_ms = lease_end(ttl_ms, hold_until), fence = fence, host = ARGV[5],
                 pid = ARGV[6], acquired_ms = now_ms, hold_until_ms = hold_until, ended_ms = 0,
                 renew_ms = renew_ms, note = note ~= '' and note or nil,
-                hold = is_hold and 1 or nil}
+                hold = is_hold and 1 or nil, slot = slot}
 local value = save_holder(token, record, holders, unit)
 if #queue > (member and 1 or 0) then
   -- A waiter that may join this holder need not wait for a timeout: a shared one queued behind it,
@@ -221,4 +240,5 @@ if #queue > (member and 1 or 0) then
   -- one) the wake-ups run down the queue one grant after another.
   wake_admissible(holding_of(held_as, count + 1), 1)
 end
-return {'granted', value, fence, validity(record.expiry_ms, ttl_ms), now_ms}
+return {'granted', value, fence, validity(record.expiry_ms, ttl_ms), now_ms,
+        slot and string.format('%d', slot) or ''}

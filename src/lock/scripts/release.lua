@@ -2,7 +2,9 @@
 -- semaphore's N), ARGV[5] '1' if the command ran (--min-hold applies), '0' for a grant that was
 -- never used.
 -- {'released'} | {'released', 'kept', remaining_ms}: --min-hold keeps the lock until then |
--- {'lost', reason, host, pid}: nothing is deleted unless the lock is still ours.
+-- {'lost', reason, host, pid}: nothing is deleted unless the lock is still ours. A release that is
+-- ours, of a grant whose command ran, records how long the lock was held (record_duration()),
+-- whether --min-hold keeps it or not.
 local token, unit, mode, command_ran = ARGV[2], ARGV[3], ARGV[4], ARGV[5] == '1'
 
 if mode ~= '1' then
@@ -11,6 +13,9 @@ if mode ~= '1' then
     return lost
   end
   local holders, count = live_holders()
+  if command_ran then
+    record_duration(record.acquired_ms)
+  end
   if command_ran and record.hold_until_ms > now_ms then
     -- Released early: the slot stays taken until the --min-hold time, and wakes no one.
     record.ended_ms = now_ms
@@ -35,6 +40,9 @@ end
 local lost, hold_until = not_ours(token)
 if lost then
   return lost
+end
+if command_ran then
+  record_duration(redis.call('HGET', owner_key, 'acquired_ms'))
 end
 if command_ran and hold_until > now_ms then
   -- Released early: KEY and the owner record now expire at the --min-hold time, and no one is

@@ -1,9 +1,11 @@
--- status (reads only): {now_ms, type, value, owner value, last fence, limit, n, then for each of the
+-- status (reads only): {now_ms, type, value, owner value, last fence, limit, took median_ms,
+-- took longest_ms, took count, n, then for each of the
 -- n holders: host, pid, fence, acquired_ms, expires_ms, hold_until_ms, ended_ms, renew_ms, note,
--- hold}.
+-- hold, slot}.
 -- renew_ms is how often the holder renews: '0' for --no-renew, '' where the record does not say;
 -- note is the holder's --note as it was written, '' for none; hold is '1' for a hold (--hold),
--- whose pid is its owner's, '' for a run.
+-- whose pid is its owner's, '' for a run; slot is a semaphore holder's (REDLOCKRUN_SLOT), ''
+-- for none.
 -- type is the lock key's Redis type and value its content if it is a string; the caller decides
 -- free / held / foreign from them, and whether the holders are the key's (owner value = value) or
 -- a client of the classic algorithm wrote the key. '' stands for what is not there. Tokens are
@@ -72,8 +74,9 @@ local function text_of(field, name, record)
   return ''
 end
 
+local took = duration_summary()
 local answer = {string.format('%d', now_ms), kind, value, owner['value'] or '', last_fence,
-                owner['limit'] or ''}
+                owner['limit'] or '', took[1] or '', took[2] or '', took[3] or ''}
 local holders = {}
 if owner['limit'] then
   for name, record in pairs(owner) do
@@ -89,7 +92,8 @@ if owner['limit'] then
                                time_text(holder['ended_ms']),
                                renew_text(holder['renew_ms']),
                                type(holder['note']) == 'string' and holder['note'] or '',
-                               holder['hold'] == 1 and '1' or ''})
+                               holder['hold'] == 1 and '1' or '',
+                               text_of(holder['slot'], 'slot', record)})
       end
     end
   end
@@ -98,7 +102,7 @@ elseif owner['value'] then
                          time_text(owner['acquired_ms']), time_text(expiry_ms(owner['value'])),
                          time_text(owner['hold_until_ms']), time_text(owner['ended_ms']),
                          renew_text(owner['renew_ms']), owner['note'] or '',
-                         owner['hold'] == '1' and '1' or ''})
+                         owner['hold'] == '1' and '1' or '', ''})
 end
 table.insert(answer, #holders)
 for _, holder in ipairs(holders) do

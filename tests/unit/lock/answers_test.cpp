@@ -160,9 +160,10 @@ TEST_CASE("answers: grants and renewals say the server's time, where the script 
 TEST_CASE("answers: status snapshot of an exclusive lock") {
     auto snapshot = decode_status(
         array({bulk("1763812345678"), bulk("string"), bulk("1763812375678"), bulk("1763812375678"),
-               bulk("9"), bulk(""), integer(1), bulk("web1"), bulk("42"), bulk("9"),
+               bulk("9"), bulk(""), bulk(""), bulk(""), bulk(""), integer(1), bulk("web1"),
+               bulk("42"), bulk("9"),
                bulk("1763812340000"), bulk("1763812375678"), bulk(""), bulk(""), bulk("10000"),
-               bulk("deploy 42\n\x1b"), bulk("1")}));
+               bulk("deploy 42\n\x1b"), bulk("1"), bulk("")}));
     REQUIRE(snapshot);
     CHECK(snapshot->now_ms == 1763812345678);
     CHECK(snapshot->type == "string");
@@ -182,25 +183,28 @@ TEST_CASE("answers: status snapshot of an exclusive lock") {
     CHECK(holder.renew_ms == 10000);
     CHECK(holder.note == "deploy 42\n\x1b"); // as it was written: escaped where it is shown
     CHECK(holder.hold);                      // a hold's record
+    CHECK(holder.slot.empty());              // an exclusive lock's holder has none
 }
 
 TEST_CASE("answers: status snapshot of a free lock and of a semaphore") {
-    auto free = decode_status(array(
-        {bulk("1763812345678"), bulk("none"), bulk(""), bulk(""), bulk(""), bulk(""), integer(0)}));
+    auto free = decode_status(array({bulk("1763812345678"), bulk("none"), bulk(""), bulk(""),
+                                     bulk(""), bulk(""), bulk(""), bulk(""), bulk(""), integer(0)}));
     REQUIRE(free);
     CHECK(free->type == "none");
     CHECK(free->holders.empty());
     CHECK(free->last_fence.empty());
+    CHECK_FALSE(free->took_median_ms.has_value());
 
     auto semaphore = decode_status(
         array({bulk("1763812345678"), bulk("string"), bulk("1763812375678"), bulk("1763812375678"),
-               bulk("12"), bulk("3"), integer(2),
+               bulk("12"), bulk("3"), bulk("61000"), bulk("300000"), bulk("20"), integer(2),
                // the first holder's command ended; it keeps its place for --min-hold
                bulk("web1"), bulk("41"), bulk("11"), bulk("1763812300000"), bulk("1763812360000"),
                bulk("1763812360000"), bulk("1763812340000"), bulk("0"), bulk("nightly"), bulk(""),
+               bulk("1"),
                // the second one's runs, and its record says neither how it renews nor why
                bulk("web2"), bulk("42"), bulk("12"), bulk("1763812345000"), bulk("1763812375678"),
-               bulk(""), bulk(""), bulk(""), bulk(""), bulk("1")}));
+               bulk(""), bulk(""), bulk(""), bulk(""), bulk("1"), bulk("0")}));
     REQUIRE(semaphore);
     CHECK(semaphore->limit == 3);
     REQUIRE(semaphore->holders.size() == 2);
@@ -215,6 +219,31 @@ TEST_CASE("answers: status snapshot of a free lock and of a semaphore") {
     CHECK(semaphore->holders[1].note.empty());
     CHECK_FALSE(semaphore->holders[0].hold);
     CHECK(semaphore->holders[1].hold);
+    CHECK(semaphore->holders[0].slot == "1");
+    CHECK(semaphore->holders[1].slot == "0");
+    CHECK(semaphore->took_median_ms == 61000);
+    CHECK(semaphore->took_longest_ms == 300000);
+    CHECK(semaphore->took_count == 20);
+}
+
+TEST_CASE("answers: a semaphore's grant names its slot, and other grants none") {
+    const auto granted = [](std::vector<Reply> extra) {
+        std::vector<Reply> fields{bulk("granted"), bulk("1763812375678"), bulk("17"),
+                                  integer(30000), integer(1763812345678)};
+        for (auto& field : extra) {
+            fields.push_back(std::move(field));
+        }
+        return decode_acquire(array(std::move(fields)));
+    };
+    auto slot = granted({bulk("2")});
+    REQUIRE(slot);
+    CHECK(std::get<Granted>(*slot).slot == 2);
+    for (auto none : {granted({bulk("")}), granted({})}) {
+        REQUIRE(none);
+        CHECK_FALSE(std::get<Granted>(*none).slot.has_value());
+    }
+    CHECK_FALSE(granted({bulk("-1")}));
+    CHECK_FALSE(granted({bulk("first")}));
 }
 
 TEST_CASE("answers: a status whose holders do not add up is refused") {
@@ -225,6 +254,9 @@ TEST_CASE("answers: a status whose holders do not add up is refused") {
                                   bulk("1763812375678"),
                                   bulk("9"),
                                   bulk(limit),
+                                  bulk(""),
+                                  bulk(""),
+                                  bulk(""),
                                   count};
     };
     const auto with = [](std::vector<Reply> elements, size_t fields) {
@@ -233,10 +265,10 @@ TEST_CASE("answers: a status whose holders do not add up is refused") {
         }
         return array(std::move(elements));
     };
-    CHECK(decode_status(with(header(integer(1)), 10)));
-    CHECK_FALSE(decode_status(with(header(integer(1)), 9)));
-    CHECK_FALSE(decode_status(with(header(integer(1)), 11)));
-    CHECK_FALSE(decode_status(with(header(integer(2)), 10)));
+    CHECK(decode_status(with(header(integer(1)), 11)));
+    CHECK_FALSE(decode_status(with(header(integer(1)), 10)));
+    CHECK_FALSE(decode_status(with(header(integer(1)), 12)));
+    CHECK_FALSE(decode_status(with(header(integer(2)), 11)));
     CHECK_FALSE(decode_status(with(header(integer(-1)), 0)));
     CHECK_FALSE(decode_status(with(header(integer(4611686018427387904)), 10)));
     CHECK_FALSE(decode_status(with(header(bulk("x")), 0)));
@@ -365,7 +397,7 @@ TEST_CASE("answers: shared holders, and the waiters queued before a run") {
 }
 
 TEST_CASE("answers: the scripts cap shared holders where the answers expect it") {
-    // The cap is written twice, in common.lua (which every script begins with) and answers.hpp.
+    // The cap is written twice, in holders.lua (which every script begins with) and answers.hpp.
     const std::string source = redlockrun::lock::scripts::acquire.source;
     CHECK(source.find(fmt::format("local shared_cap = {}\n", shared_cap)) != std::string::npos);
 }
@@ -529,3 +561,29 @@ TEST_CASE("answers: what --break ended, and a holder's loss to it") {
 }
 
 } // namespace redlockrun::lock
+
+TEST_CASE("answers: a busy answer says how long the last holds took, when any did") {
+    const auto busy_with = [](std::vector<Reply> took) {
+        std::vector<Reply> fields{bulk("busy"), integer(5000), bulk("web1"), bulk("42"),
+                                  bulk("17"),   bulk(""),     integer(0),   integer(5000),
+                                  integer(0),   bulk(""),     bulk(""),     bulk(""),
+                                  bulk(""),     bulk("")};
+        for (auto& field : took) {
+            fields.push_back(std::move(field));
+        }
+        return decode_acquire(array(std::move(fields)));
+    };
+    const auto took = busy_with({bulk("252000"), bulk("20")});
+    REQUIRE(took);
+    const Busy& busy = std::get<Busy>(*took);
+    CHECK(busy.took_median == Millis{252000});
+    CHECK(busy.took_count == 20);
+    CHECK(describe_took("deploy", busy) == "; holds of deploy took 4m12s (median of the last 20)");
+    for (auto none : {busy_with({bulk(""), bulk("")}), busy_with({})}) {
+        REQUIRE(none);
+        CHECK_FALSE(std::get<Busy>(*none).took_median.has_value());
+        CHECK(describe_took("deploy", std::get<Busy>(*none)).empty());
+    }
+    CHECK_FALSE(busy_with({bulk("-1"), bulk("3")}));
+    CHECK_FALSE(busy_with({bulk("100"), bulk("0")}));
+}

@@ -458,8 +458,43 @@ TEST_CASE("cli: what a config file may hold") {
         "on-lost",       "kill-after",    "lost-exit-code",         "url",
         "password-file", "sentinel-user", "sentinel-password-file", "tls-ca-file",
         "tls-cert",      "tls-key",       "tls-server-name",        "connect-timeout",
-        "replicas"};
+        "replicas",      "metrics-file",  "syslog",                 "syslog-facility",
+        "log-format"};
     CHECK(names == expected);
+}
+
+TEST_CASE("cli: the reporting options, on the command line and in a config file") {
+    const Parsed plain = parse({"-k", "j", "true"});
+    CHECK(plain.options.log.format == LogFormat::text);
+    CHECK_FALSE(plain.options.log.syslog);
+    CHECK(plain.options.log.syslog_facility == (1 << 3)); // LOG_USER
+    CHECK_FALSE(plain.options.metrics_file);
+    const Parsed all = parse({"--log-format", "json", "--syslog", "--syslog-facility", "local3",
+                              "--metrics-file", "/var/lib/m.prom", "-k", "j", "true"});
+    CHECK(all.options.log.format == LogFormat::json);
+    CHECK(all.options.log.syslog);
+    CHECK(all.options.log.syslog_facility == (19 << 3)); // LOG_LOCAL3
+    CHECK(all.options.metrics_file == "/var/lib/m.prom");
+    CHECK_FALSE(parse({"--syslog=no", "-k", "j", "true"}).options.log.syslog);
+    CHECK(usage_error({"--syslog=maybe", "-k", "j", "true"}) ==
+          "--syslog: 'maybe' is neither yes nor no");
+    CHECK(usage_error({"--log-format", "xml", "-k", "j", "true"}) ==
+          "--log-format: 'xml' is neither text nor json");
+    CHECK(usage_error({"--syslog-facility", "kern", "-k", "j", "true"}) ==
+          "--syslog-facility: 'kern' is not user, daemon, cron or local0 to local7");
+    CHECK(usage_error({"--metrics-file=", "-k", "j", "true"}) == "--metrics-file names no file");
+    for (const char* yes : {"yes", "true", "on", "1"}) {
+        CAPTURE(yes);
+        CHECK(parse_config_text(std::string("syslog = ") + yes + "\n", "c.conf").syslog->value ==
+              yes);
+    }
+    const OptionText file = parse_config_text(
+        "syslog = no\nsyslog-facility = cron\nlog-format = json\nmetrics-file = m.prom\n", "c.conf");
+    CHECK(file.syslog->value == "no");
+    CHECK(file.syslog->origin == "c.conf, line 1: syslog");
+    CHECK(file.syslog_facility->value == "cron");
+    CHECK(file.log_format->value == "json");
+    CHECK(file.metrics_file->value == "m.prom");
 }
 
 namespace redlockrun {

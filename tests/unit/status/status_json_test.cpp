@@ -33,12 +33,12 @@ TEST_CASE("status json: free, never used and after use") {
         json("job", never) ==
         R"({"key":"job","state":"free","redis_type":"none","value":null,"limit":null,"mode":null,)"
         R"("server_time_ms":1763812345000,"expires_ms":null,"remaining_ms":null,)"
-        R"("last_fence":null,"holders":[]})");
+        R"("last_fence":null,"holders":[],"hold_durations":null})");
     CHECK(
         json("job", snapshot("string", "1763812340")) ==
         R"({"key":"job","state":"free","redis_type":"string","value":"1763812340","limit":null,"mode":null,)"
         R"("server_time_ms":1763812345000,"expires_ms":1763812340000,"remaining_ms":0,)"
-        R"("last_fence":17,"holders":[]})");
+        R"("last_fence":17,"holders":[],"hold_durations":null})");
 }
 
 TEST_CASE("status json: held by redlockrun, with every holder field") {
@@ -53,7 +53,7 @@ TEST_CASE("status json: held by redlockrun, with every holder field") {
         R"("expires_ms":1763812357000,"remaining_ms":12000,"last_fence":17,"holders":[)"
         R"({"client":"redlockrun","mode":"exclusive","host":"web1","pid":4242,"fence":17,)"
         R"("acquired_ms":1763812342000,"expires_ms":1763812357000,"remaining_ms":12000,)"
-        R"("hold_until_ms":1763812405000,"command_ended_ms":1763812344999,"note":null,"hold":false}]})");
+        R"("hold_until_ms":1763812405000,"command_ended_ms":1763812344999,"note":null,"hold":false,"slot":null}],"hold_durations":null})");
 }
 
 TEST_CASE("status json: held by a classic client, and a semaphore") {
@@ -68,14 +68,16 @@ TEST_CASE("status json: held by a classic client, and a semaphore") {
             .find(
                 R"("holders":[{"client":"classic","mode":"exclusive","host":null,"pid":null,"fence":null,)"
                 R"("acquired_ms":null,"expires_ms":1763812375000,"remaining_ms":30000,)"
-                R"("hold_until_ms":null,"command_ended_ms":null,"note":null,"hold":false}]})") !=
+                R"("hold_until_ms":null,"command_ended_ms":null,"note":null,"hold":false,"slot":null}],"hold_durations":null})") !=
         std::string::npos);
 
     const std::string value = std::to_string(now + 28000);
     auto semaphore = snapshot("string", value, value);
     semaphore.limit = 3;
-    semaphore.holders.push_back({{"web2", "43"}, "18", now - 1000, now + 28000, {}, {}, {}, {}});
-    semaphore.holders.push_back({{"web1", "42"}, "17", now - 3000, now + 27000, {}, {}, {}, {}});
+    semaphore.holders.push_back(
+        {{"web2", "43"}, "18", now - 1000, now + 28000, {}, {}, {}, {}, false, "0"});
+    semaphore.holders.push_back(
+        {{"web1", "42"}, "17", now - 3000, now + 27000, {}, {}, {}, {}, false, "1"});
     const std::string text = json("job", semaphore);
     CHECK(text.find(R"("state":"held","redis_type":"string")") != std::string::npos);
     CHECK(text.find(R"("limit":3,"mode":"semaphore",)") != std::string::npos);
@@ -86,6 +88,11 @@ TEST_CASE("status json: held by a classic client, and a semaphore") {
     CHECK(first != std::string::npos);
     CHECK(second != std::string::npos);
     CHECK(first < second);
+    // Each holder's slot, REDLOCKRUN_SLOT; one that is not a number is none.
+    CHECK(text.find(R"("hold":false,"slot":1},{"client")") != std::string::npos);
+    CHECK(text.ends_with(R"("hold":false,"slot":0}],"hold_durations":null})"));
+    semaphore.holders.back().slot = "one";
+    CHECK(json("job", semaphore).find(R"("slot":null)") != std::string::npos);
 }
 
 TEST_CASE("status json: a holder's note, with any bytes, and null for none") {
@@ -93,13 +100,13 @@ TEST_CASE("status json: a holder's note, with any bytes, and null for none") {
     auto held = snapshot("string", value, value);
     held.holders.push_back({{"web1", "4242"}, "17", now - 3000, {}, {}, {}, 10000, "deploy 42"});
     CHECK(json("job", held)
-              .ends_with(R"("command_ended_ms":null,"note":"deploy 42","hold":false}]})"));
+              .ends_with(R"("command_ended_ms":null,"note":"deploy 42","hold":false,"slot":null}],"hold_durations":null})"));
     held.holders.front().note = "two\nlines \"q\" \x1b\xff";
-    CHECK(json("job", held).ends_with(R"("note":"two\nlines \"q\" \u001b\udcff","hold":false}]})"));
+    CHECK(json("job", held).ends_with(R"("note":"two\nlines \"q\" \u001b\udcff","hold":false,"slot":null}],"hold_durations":null})"));
     held.holders.front().note.clear();
-    CHECK(json("job", held).ends_with(R"("note":null,"hold":false}]})"));
+    CHECK(json("job", held).ends_with(R"("note":null,"hold":false,"slot":null}],"hold_durations":null})"));
     held.holders.front().hold = true;
-    CHECK(json("job", held).ends_with(R"("note":null,"hold":true}]})"));
+    CHECK(json("job", held).ends_with(R"("note":null,"hold":true,"slot":null}],"hold_durations":null})"));
 }
 
 TEST_CASE("status json: a foreign key, a key of any bytes, fields that are not numbers") {
@@ -107,7 +114,7 @@ TEST_CASE("status json: a foreign key, a key of any bytes, fields that are not n
         json("job", snapshot("list", "")) ==
         R"({"key":"job","state":"foreign","redis_type":"list","value":null,"limit":null,"mode":null,)"
         R"("server_time_ms":1763812345000,"expires_ms":null,"remaining_ms":null,)"
-        R"("last_fence":17,"holders":[]})");
+        R"("last_fence":17,"holders":[],"hold_durations":null})");
     CHECK(
         json("two\nlines\xff", snapshot("none", "")).starts_with(R"({"key":"two\nlines\udcff",)"));
 

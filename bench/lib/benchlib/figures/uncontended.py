@@ -21,6 +21,10 @@ A section of a script locked with `redlockrun --hold` and `--release` (peers/red
 (peers/flock-section); the hold is also given as a ratio to the plain run, and the rounds' spread of
 that ratio.
 
+A plain run with `--metrics-file` (figure 1's row METRICS_ROW, each run counting itself into a file
+of the bench's work folder) runs in the same rounds too, and is given as a ratio to the plain run:
+what keeping the metrics costs.
+
 redlockrun against other servers than the bench's own Redis (Debian's 7.0) runs in the same rounds
 too, a row each, named by its server and version ("redlockrun (Valkey 8.0.1)"): the default build
 with `-u` naming Redis 6.2.16 or Valkey 8.0.1 (benchlib/other_servers.py). They show what the
@@ -35,6 +39,7 @@ from ..peers import HOLD
 from ..stats import median, middle_half, paired_ratios, ratio
 
 PLAIN_TRUE = "plain true"
+METRICS_ROW = "redlockrun --metrics-file"
 
 
 def run(bench) -> dict:
@@ -48,6 +53,10 @@ def run(bench) -> dict:
         commands[name] = [str(binary), *redlockrun.argv(bench.key("uncontended"), ["true"])[1:]]
     for row in bench.server_rows:
         commands[row.name] = row.argv(bench.key("uncontended"), ["true"])
+    if redlockrun.available:
+        plain = redlockrun.argv(bench.key("uncontended"), ["true"])
+        commands[METRICS_ROW] = [plain[0], "--metrics-file",
+                                 str(bench.workdir / "redlockrun.prom"), *plain[1:]]
     if bench.floor:
         commands[FLOOR] = [*bench.floor, bench.key("uncontended"), "true"]
     if bench.library_floor:
@@ -84,16 +93,18 @@ def run(bench) -> dict:
     return {"rows": rows, "order": names,
             "server_rows": {row.name: row.summary for row in bench.server_rows},
             "deb_beyond_floors": _beyond_floors(samples, bench.reference.name),
-            "hold_vs_plain_run": _hold_vs_plain_run(samples, redlockrun.name)}
+            "hold_vs_plain_run": _vs_plain_run(samples, HOLD, redlockrun.name),
+            "metrics_vs_plain_run": _vs_plain_run(samples, METRICS_ROW, redlockrun.name)}
 
 
-def _hold_vs_plain_run(samples: dict, plain_run: str):
-    """A hold and its release over a plain run of the same rounds: the ratio of the medians, and
-    the middle half of the rounds' own ratios; None unless both ran."""
-    if not samples.get(HOLD) or not samples.get(plain_run):
+def _vs_plain_run(samples: dict, name: str, plain_run: str):
+    """A row (a hold and its release, a run with --metrics-file) over a plain run of the same
+    rounds: the ratio of the medians, and the middle half of the rounds' own ratios; None unless
+    both ran."""
+    if not samples.get(name) or not samples.get(plain_run):
         return None
-    return {"ratio": ratio(median(samples[HOLD]), median(samples[plain_run])),
-            "middle_half": middle_half(paired_ratios(samples[HOLD], samples[plain_run]))}
+    return {"ratio": ratio(median(samples[name]), median(samples[plain_run])),
+            "middle_half": middle_half(paired_ratios(samples[name], samples[plain_run]))}
 
 
 def _beyond_floors(samples: dict, reference: str):
