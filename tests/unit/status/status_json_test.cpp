@@ -45,7 +45,7 @@ TEST_CASE("status json: held by redlockrun, with every holder field") {
     const std::string value = std::to_string(now + 12000);
     auto held = snapshot("string", value, value);
     held.holders.push_back(
-        {{"web1", "4242"}, "17", now - 3000, now + 12000, now + 60000, now - 1, {}, {}});
+        {{"web1", "4242"}, "17", now - 3000, now + 12000, now + 60000, now - 1, {}, {}, false, {}});
     CHECK(
         json("job", held) ==
         R"({"key":"job","state":"held-after-command","redis_type":"string",)"
@@ -98,7 +98,7 @@ TEST_CASE("status json: held by a classic client, and a semaphore") {
 TEST_CASE("status json: a holder's note, with any bytes, and null for none") {
     const std::string value = std::to_string(now + 12000);
     auto held = snapshot("string", value, value);
-    held.holders.push_back({{"web1", "4242"}, "17", now - 3000, {}, {}, {}, 10000, "deploy 42"});
+    held.holders.push_back({{"web1", "4242"}, "17", now - 3000, {}, {}, {}, 10000, "deploy 42", false, {}});
     CHECK(json("job", held)
               .ends_with(R"("command_ended_ms":null,"note":"deploy 42","hold":false,"slot":null}],"hold_durations":null})"));
     held.holders.front().note = "two\nlines \"q\" \x1b\xff";
@@ -121,7 +121,7 @@ TEST_CASE("status json: a foreign key, a key of any bytes, fields that are not n
     const std::string value = std::to_string(now + 1000);
     auto odd = snapshot("string", value, value);
     odd.last_fence = "x";
-    odd.holders.push_back({{"", "12ab"}, "", {}, {}, {}, {}, {}, {}});
+    odd.holders.push_back({{"", "12ab"}, "", {}, {}, {}, {}, {}, {}, false, {}});
     const std::string text = json("job", odd);
     CHECK(text.find(R"("last_fence":null)") != std::string::npos);
     CHECK(text.find(R"("host":null,"pid":null,"fence":null,"acquired_ms":null,)") !=
@@ -130,7 +130,7 @@ TEST_CASE("status json: a foreign key, a key of any bytes, fields that are not n
     // A fence beyond 2^53 - 1, or negative, is no fence a JSON reader could hold exactly.
     for (const char* fence : {"9007199254740992", "-3"}) {
         CAPTURE(fence);
-        odd.holders = {{{"web1", "42"}, fence, {}, {}, {}, {}, {}, {}}};
+        odd.holders = {{{"web1", "42"}, fence, {}, {}, {}, {}, {}, {}, false, {}}};
         CHECK(json("job", odd).find(R"("fence":null)") != std::string::npos);
     }
 }

@@ -30,6 +30,8 @@ StatusSnapshot snapshot(std::string type, std::string value, std::string owner_v
                              std::nullopt,
                              std::nullopt,
                              10000,
+                             {},
+                             false,
                              {}});
     }
     s.last_fence = "17";
@@ -89,6 +91,8 @@ static lock::HolderRecord record(std::string host, std::string pid, std::string 
             std::nullopt,
             std::nullopt,
             10000,
+            {},
+            false,
             {}};
 }
 
