@@ -15,6 +15,7 @@ import math
 
 from .builds import DEB
 from .floor import LIBRARY_NAME as LIBRARY_FLOOR
+from .floor import METRICS_NAME as METRICS_FLOOR
 from .floor import NAME as FLOOR
 from .figures.uncontended import METRICS_ROW
 from .peers import HOLD, MIXED, SECTION_OF
@@ -50,7 +51,7 @@ def _numbers(results: dict, tools: list) -> list:
     wanted = []
     if "uncontended" in results:
         rows = results["uncontended"]["rows"]
-        extra = [name for name in rows if name in (FLOOR, LIBRARY_FLOOR) or
+        extra = [name for name in rows if name in (FLOOR, LIBRARY_FLOOR, METRICS_FLOOR) or
                  name.startswith(REDLOCKRUN + " (") and name not in server_rows]
         if REDLOCKRUN in names:
             extra.append(METRICS_ROW)

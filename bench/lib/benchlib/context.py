@@ -77,6 +77,7 @@ class Bench:
     log: callable = print
     floor: list = field(default_factory=list)  # floor.prepare()'s command line, if it built
     library_floor: list = field(default_factory=list)  # floor.prepare_libraries()'s, likewise
+    metrics_floor: list = field(default_factory=list)  # floor.prepare_metrics()'s, likewise
     builds: dict = field(default_factory=dict)  # figure 1's other builds: row name -> binary
     # peers.section_tools(): a section of a script locked by --hold or by flock(1), in figures 1-3
     sections: list = field(default_factory=list)

@@ -4,7 +4,10 @@ it is redlockrun's own work, what it costs beyond flock(1) is the protocol's. Th
 (bench/helpers/library_floor.cpp): a program that does nothing, linked as the .deb's build is; what
 the .deb's build costs beyond it is redlockrun's work and the protocol's. Figure 3's: the release
 floor (bench/helpers/release_floor.c), which ends a hold by asking its keeper and does nothing else;
-what `redlockrun --release` costs beyond it is its own work."""
+what `redlockrun --release` costs beyond it is its own work. The metrics floor
+(bench/helpers/metrics_floor.c): the file work of keeping a metrics file safely (lock, read, write,
+fsync, rename) and nothing else; what a run with --metrics-file costs beyond a plain run and it is
+redlockrun's own work."""
 import hashlib
 from pathlib import Path
 
@@ -14,9 +17,11 @@ BENCH = Path(__file__).resolve().parent.parent.parent
 SOURCE = BENCH / "helpers" / "protocol_floor.c"
 LIBRARY_SOURCE = BENCH / "helpers" / "library_floor.cpp"
 RELEASE_SOURCE = BENCH / "helpers" / "release_floor.c"
+METRICS_SOURCE = BENCH / "helpers" / "metrics_floor.c"
 SCRIPTS = BENCH.parent / "src" / "lock" / "scripts"
 NAME = "protocol floor"
 LIBRARY_NAME = "library floor"
+METRICS_NAME = "metrics floor"
 HARDENED = ("-fPIE -pie -fstack-protector-strong -D_FORTIFY_SOURCE=2 -Wl,-z,relro,-z,now "
             "-Wl,--as-needed")
 
@@ -44,6 +49,12 @@ def prepare_release(workdir: Path) -> Path:
     """Builds the release floor as redlockrun is built (a hardened PIE with the shared C library),
     for peers/release-floor-hold; it must build, as figure 3's mixed rows judge `--release` by it."""
     return compile_helper(RELEASE_SOURCE, workdir / "release-floor", "cc", [HARDENED])
+
+
+def prepare_metrics(workdir: Path) -> list:
+    """Builds the metrics floor as redlockrun is built (a hardened PIE with the shared C library).
+    Returns its command line before FILE."""
+    return [str(compile_helper(METRICS_SOURCE, workdir / "metrics-floor", "cc", [HARDENED]))]
 
 
 def prepare_libraries(workdir: Path) -> list:

@@ -126,6 +126,15 @@ def _uncontended(figure: dict) -> list:
         rounds = spread(metrics.get("middle_half"), "rounds' middle half")
         lines += ["`redlockrun --metrics-file` (each run counting itself into one file) over a "
                   f"plain run of the same rounds: {_x(metrics['ratio'])}{rounds}.", ""]
+    beyond_file_work = figure.get("metrics_vs_file_work")
+    if beyond_file_work:
+        rounds = spread(beyond_file_work.get("middle_half"), "rounds' middle half")
+        lines += ["The metrics floor (`bench/helpers/metrics_floor.c`) does only the file work of "
+                  "keeping such a file safely, on the same file: it takes `FILE.lock`, reads the "
+                  "file, writes it to a new one, fsyncs and renames it; beyond plain `true` that "
+                  f"took {_ms(beyond_file_work['file_work_ms'])}. `redlockrun --metrics-file` over "
+                  "a plain run plus that file work, from the medians: "
+                  f"{_x(beyond_file_work['ratio'])}{rounds}.", ""]
     return lines
 
 

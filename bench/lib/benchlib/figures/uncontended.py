@@ -22,8 +22,11 @@ A section of a script locked with `redlockrun --hold` and `--release` (peers/red
 that ratio.
 
 A plain run with `--metrics-file` (figure 1's row METRICS_ROW, each run counting itself into a file
-of the bench's work folder) runs in the same rounds too, and is given as a ratio to the plain run:
-what keeping the metrics costs.
+of the bench's work folder) runs in the same rounds too, with the metrics floor
+(bench/helpers/metrics_floor.c), which does only the file work on the same file: lock, read, write,
+fsync, rename. The run is given as a ratio to the plain run (what keeping the metrics costs), and as
+a ratio to the plain run plus the floor's time beyond plain `true` (what it costs beyond the file
+work any program that keeps such a file safely must do: the part redlockrun can change).
 
 redlockrun against other servers than the bench's own Redis (Debian's 7.0) runs in the same rounds
 too, a row each, named by its server and version ("redlockrun (Valkey 8.0.1)"): the default build
@@ -34,6 +37,7 @@ import random
 
 from ..builds import DEB
 from ..floor import LIBRARY_NAME as LIBRARY_FLOOR
+from ..floor import METRICS_NAME as METRICS_FLOOR
 from ..floor import NAME as FLOOR
 from ..peers import HOLD
 from ..stats import median, middle_half, paired_ratios, ratio
@@ -61,6 +65,8 @@ def run(bench) -> dict:
         commands[FLOOR] = [*bench.floor, bench.key("uncontended"), "true"]
     if bench.library_floor:
         commands[LIBRARY_FLOOR] = [*bench.library_floor, bench.key("uncontended"), "true"]
+    if bench.metrics_floor:
+        commands[METRICS_FLOOR] = [*bench.metrics_floor, str(bench.workdir / "redlockrun.prom")]
     commands[PLAIN_TRUE] = ["true"]
     names = list(commands)
 
@@ -94,7 +100,25 @@ def run(bench) -> dict:
             "server_rows": {row.name: row.summary for row in bench.server_rows},
             "deb_beyond_floors": _beyond_floors(samples, bench.reference.name),
             "hold_vs_plain_run": _vs_plain_run(samples, HOLD, redlockrun.name),
-            "metrics_vs_plain_run": _vs_plain_run(samples, METRICS_ROW, redlockrun.name)}
+            "metrics_vs_plain_run": _vs_plain_run(samples, METRICS_ROW, redlockrun.name),
+            "metrics_vs_file_work": _metrics_vs_file_work(samples, redlockrun.name)}
+
+
+def _metrics_vs_file_work(samples: dict, plain_run: str):
+    """A run with --metrics-file over a plain run plus the metrics floor's time beyond plain
+    `true`: the ratio from the medians, and the middle half of the same ratio taken round by
+    round; None unless all four ran."""
+    if not all(samples.get(name) for name in (METRICS_ROW, plain_run, METRICS_FLOOR, PLAIN_TRUE)):
+        return None
+
+    def floor(plain, metrics_floor, true):
+        return plain + metrics_floor - true
+
+    parts = [samples[plain_run], samples[METRICS_FLOOR], samples[PLAIN_TRUE]]
+    per_round = [floor(*times) for times in zip(*parts)]
+    return {"ratio": ratio(median(samples[METRICS_ROW]), floor(*(median(p) for p in parts))),
+            "middle_half": middle_half(paired_ratios(samples[METRICS_ROW], per_round)),
+            "file_work_ms": median(samples[METRICS_FLOOR]) - median(samples[PLAIN_TRUE])}
 
 
 def _vs_plain_run(samples: dict, name: str, plain_run: str):
