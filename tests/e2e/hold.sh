@@ -736,6 +736,46 @@ test_the_two_line_idiom_stops_a_script_whose_hold_is_killed() {
     expect_contains "$out" WENT_ON "the one-line form"
 }
 
+# With a pipe inside the $(...), the substitution's status is the filter's: a --hold killed with
+# SIGKILL while it waits leaves it 0 and $h empty. The documented form checks $h before its eval,
+# in bash and dash (which has no pipefail); without that check the script goes on, which is why it
+# is taught. A lock not taken for another reason prints its `(exit N)`, which the eval fails with.
+test_the_pipe_idiom_stops_a_script_whose_hold_is_killed() {
+    local shell
+    start_bg holder -k busy -- sleep 60
+    wait_for "the holder holds" lock_held busy || return
+    for shell in bash dash; do
+        run_script "$shell" '
+            h=$(timeout -s KILL 1 "$RLR" -k busy -w 30s --hold | tee /dev/null)
+            [ -n "$h" ] && eval "$h" || exit
+            echo WENT_ON
+        '
+        expect_status 1 "$shell: the script whose --hold was killed"
+        expect_not_contains "$out" WENT_ON "$shell: the script stopped"
+        run_script "$shell" '
+            h=$(timeout -s KILL 1 "$RLR" -k busy -w 30s --hold | tee /dev/null) || exit
+            eval "$h" || exit
+            echo WENT_ON
+        '
+        expect_contains "$out" WENT_ON "$shell: without the check, the script goes on"
+        run_script "$shell" '
+            h=$("$RLR" -k busy -n --hold | tee /dev/null)
+            [ -n "$h" ] && eval "$h" || exit
+            echo WENT_ON
+        '
+        expect_status 75 "$shell: a busy lock"
+        expect_not_contains "$out" WENT_ON "$shell: a busy lock stops the script"
+        run_script "$shell" '
+            h=$("$RLR" -k piped --hold | tee /dev/null)
+            [ -n "$h" ] && eval "$h" || exit
+            "$RLR" -k piped --status; "$RLR" --release; echo "release=$?"
+        '
+        expect_status 0 "$shell: the piped hold"
+        expect_contains "$out" "piped: held by $(hostname) pid" "$shell: the piped hold is held"
+        expect_contains "$out" "release=0" "$shell: the piped hold's release"
+    done
+}
+
 # The documented idiom takes the hold for the script, in bash and in dash.
 test_the_two_line_idiom_makes_the_script_the_owner() {
     local shell pid
