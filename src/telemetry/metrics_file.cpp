@@ -219,9 +219,18 @@ std::optional<std::string> update_metrics_file(const std::string& path, const Ru
         return fmt::format("cannot read {}: {}", path, *failed);
     }
     const std::string text = merged_metrics(existing, run);
+    // A new file, never one found there: one that another user left in a shared directory would
+    // otherwise be written to and renamed into place, still theirs. What is found is a leftover
+    // of a run that was killed (the lock beside the file keeps out every other run): it goes.
     const std::string temporary = fmt::format("{}.{}.tmp", path, ::getpid());
-    UniqueFd out(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-                        0644));
+    const auto create = [&] {
+        return ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+                      0644);
+    };
+    UniqueFd out(create());
+    if (out.get() < 0 && errno == EEXIST && ::unlink(temporary.c_str()) == 0) {
+        out = UniqueFd(create());
+    }
     if (out.get() < 0) {
         return fmt::format("cannot write {}: {}", temporary, std::strerror(errno));
     }

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 #include <sys/stat.h>
+#include <unistd.h>
 
 using namespace redlockrun;
 using namespace redlockrun::telemetry;
@@ -121,4 +122,29 @@ TEST_CASE("metrics: a file that cannot be written is a message, not an exception
         update_metrics_file(dir.path + "/missing-folder/x.prom", figures("k", Outcome::ran, 0));
     REQUIRE(failed);
     CHECK(failed->find("missing-folder/x.prom.lock") != std::string::npos);
+}
+
+TEST_CASE("metrics: a file found where the new one goes is never written to") {
+    // A hard link there to someone else's file (another user's, in a shared directory) must not be
+    // truncated, nor renamed into place: it is removed, and a new file made.
+    const TempDir dir;
+    const std::string path = dir.path + "/redlockrun.prom";
+    const std::string other = dir.path + "/someone-elses";
+    {
+        std::ofstream(other) << "not yours\n";
+    }
+    const std::string temporary = path + "." + std::to_string(::getpid()) + ".tmp";
+    REQUIRE(::link(other.c_str(), temporary.c_str()) == 0);
+    REQUIRE_FALSE(update_metrics_file(path, figures("deploy", Outcome::ran, 0)));
+    std::ifstream kept(other);
+    std::stringstream read;
+    read << kept.rdbuf();
+    CHECK(read.str() == "not yours\n");
+    struct stat mine {};
+    struct stat theirs {};
+    REQUIRE(::stat(path.c_str(), &mine) == 0);
+    REQUIRE(::stat(other.c_str(), &theirs) == 0);
+    CHECK(mine.st_ino != theirs.st_ino);
+    CHECK(theirs.st_nlink == 1);
+    CHECK(::access(temporary.c_str(), F_OK) != 0);
 }
