@@ -7,7 +7,7 @@
 # Every option, as `redlockrun --help` lists them.
 _redlockrun_options='-k --key -n --no-wait --nb --nonblock -w --wait --timeout
     -s --shared -x --exclusive -t --ttl --no-renew
-    --timestamp-unit --min-hold --limit --note -E --conflict-exit-code -c --command
+    --timestamp-unit --min-hold --limit --note --supersede -E --conflict-exit-code -c --command
     --on-lost --kill-after
     --lost-exit-code --hold --owner --max-hold --release --check -u --url --password-file --sentinel-user
     --sentinel-password-file --tls-ca-file --tls-cert --tls-key

@@ -148,6 +148,7 @@ complete -c redlockrun -n __redlockrun_in_options -s s -l shared -d 'Share the l
 complete -c redlockrun -n __redlockrun_in_options -s x -l exclusive -d 'An exclusive lock: the default, as in flock(1)'
 complete -c redlockrun -n __redlockrun_in_options -s t -l ttl -x -a '(__redlockrun_durations)' -d 'How long the lock stays valid (duration, default 30s)'
 complete -c redlockrun -n __redlockrun_in_options -l no-renew -d 'Let the lock lapse after the TTL'
+complete -c redlockrun -n __redlockrun_in_options -l supersede -d 'Newest wins: end the earlier waiters that asked for it too'
 complete -c redlockrun -n __redlockrun_in_options -l timestamp-unit -x -a 'ms\t"Milliseconds (default)" s\tSeconds' -d 'Unit of the timestamp written to the key'
 complete -c redlockrun -n __redlockrun_in_options -s E -l conflict-exit-code -x -d 'Exit status when the lock is not acquired (default 75)'
 

@@ -56,8 +56,8 @@ int act(int argc, char** argv, const ConfigPlaces& places, Logger& log) {
     log.set_verbosity(options.verbosity);
     log.set_settings(options.log);
     if (!options.key.empty()) {
-        log.set_lock(options.key,
-                     options.note.empty() ? std::nullopt : std::optional<std::string>(options.note));
+        log.set_lock(options.key, options.note.empty() ? std::nullopt
+                                                       : std::optional<std::string>(options.note));
     }
     const auto getenv = [](const char* name) -> const char* { return std::getenv(name); };
     const auto find_settings = [&] {
@@ -116,9 +116,8 @@ int act(int argc, char** argv, const ConfigPlaces& places, Logger& log) {
         }
     };
     try {
-        const int status = options.hold
-                               ? hold::take_hold(options, *settings, log, getenv, figures)
-                               : run_locked(options, *settings, log, figures);
+        const int status = options.hold ? hold::take_hold(options, *settings, log, getenv, figures)
+                                        : run_locked(options, *settings, log, figures);
         count(figures.outcome, status);
         return status;
     } catch (const Fatal& error) {
@@ -154,7 +153,8 @@ int run_and_report(int argc, char** argv, const ConfigPlaces& places, Logger& lo
         log.with(LogEvent("error").exit_status(error.status())).error("{}", error.what());
         return error.status();
     } catch (const std::bad_alloc&) {
-        log.with(LogEvent("error").exit_status(to_int(ExitStatus::os_error))).error("out of memory");
+        log.with(LogEvent("error").exit_status(to_int(ExitStatus::os_error)))
+            .error("out of memory");
         return to_int(ExitStatus::os_error);
     } catch (const std::exception& error) {
         log.with(LogEvent("error").exit_status(to_int(ExitStatus::internal)))

@@ -6,8 +6,8 @@
  * As a run that keeps FILE does when it ends: it opens FILE.lock and takes it (flock), reads FILE
  * whole, writes what it read to a new file beside it, flushes that to the disk (fsync) and renames
  * it over FILE. It writes back what it read, so the counts the bench's runs keep in FILE are
- * unchanged. Nothing else: no parsing, no merging, no formatting, no message. bench/run builds it as
- * redlockrun is built (a hardened PIE with the shared C library).
+ * unchanged. Nothing else: no parsing, no merging, no formatting, no message. bench/run builds it
+ * as redlockrun is built (a hardened PIE with the shared C library).
  *
  * Figure 1 runs it in the same rounds as the plain run and the run with --metrics-file: a run with
  * --metrics-file is judged against a plain run plus what this floor takes beyond plain `true`, the

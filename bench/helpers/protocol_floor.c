@@ -41,8 +41,8 @@ static void fail(const char* what) {
 static size_t encode(char* out, size_t room, int argc, const char* const* argv) {
     size_t used = (size_t)snprintf(out, room, "*%d\r\n", argc);
     for (int i = 0; i < argc && used < room; i++) {
-        used += (size_t)snprintf(out + used, room - used, "$%zu\r\n%s\r\n", strlen(argv[i]),
-                                 argv[i]);
+        used +=
+            (size_t)snprintf(out + used, room - used, "$%zu\r\n%s\r\n", strlen(argv[i]), argv[i]);
     }
     if (used >= room) {
         fail("request too long");
@@ -63,7 +63,8 @@ static size_t reply_length(const char* text, size_t length) {
     size_t used = (size_t)(line_end - text) + 2;
     long count = atol(text + 1);
     if (text[0] == '$') {
-        return count < 0 ? used : (used + (size_t)count + 2 <= length ? used + (size_t)count + 2 : 0);
+        return count < 0 ? used
+                         : (used + (size_t)count + 2 <= length ? used + (size_t)count + 2 : 0);
     }
     if (text[0] == '*') {
         for (long i = 0; i < count; i++) {
@@ -146,8 +147,9 @@ int main(int argc, char** argv) {
     char request[4096], reply[4096];
     // As redlockrun's default run sends them: no --min-hold (0), exclusive (--limit 1), so no
     // waiter id, and a place in the queue kept for 10 s, as a run that may wait has.
-    const char* acquire[] = {"EVALSHA", acquire_sha, "5", key, owner, fence, wake, queue, "0",
-                             token, "30000", "ms", names.nodename, pid, "0", "1", "", "10000"};
+    const char* acquire[] = {"EVALSHA",      acquire_sha, "5", key,   owner,   fence,
+                             wake,           queue,       "0", token, "30000", "ms",
+                             names.nodename, pid,         "0", "1",   "",      "10000"};
     round_trip(fd, request, encode(request, sizeof request, 18, acquire), reply, sizeof reply);
     // {'granted', value, fence, validity_ms, now_ms} (acquire.lua).
     if (!starts_with(reply, "*5\r\n$7\r\ngranted\r\n")) {
@@ -162,8 +164,8 @@ int main(int argc, char** argv) {
     }
 
     // The unit, the limit, and "the command ran".
-    const char* release[] = {"EVALSHA", release_sha, "5", key, owner, fence, wake, queue, "0",
-                             token, "ms", "1", "1"};
+    const char* release[] = {"EVALSHA", release_sha, "5",   key,  owner, fence, wake,
+                             queue,     "0",         token, "ms", "1",   "1"};
     round_trip(fd, request, encode(request, sizeof request, 13, release), reply, sizeof reply);
     if (!starts_with(reply, "*1\r\n$8\r\nreleased\r\n")) {
         fail("the release was refused");

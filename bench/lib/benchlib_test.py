@@ -728,6 +728,75 @@ class SharedTargets(unittest.TestCase):
         self.assertEqual(targets.failed(run), [])
 
 
+def scale_figure(superseding: dict) -> dict:
+    """A run of figure 6 whose redlockrun rows are sound, with `superseding`'s --supersede cells."""
+    cell = {"gap_median_ms": 1.0, "gap_p99_ms": 2.0, "drain_s": 0.1, "requests_per_acquisition": 4.0,
+            "script_commands_per_acquisition": 9.0, "acquisitions": 9, "overlaps": 0,
+            "failures": 0, "timed_out": False}
+    return {"rows": {"redlockrun": {"8": dict(cell), "200": dict(cell)}}, "waiters": [8, 200],
+            "superseding": superseding}
+
+
+def superseding_cell(runs: int, requests_per_run: float = 3.5, **changes) -> dict:
+    """A --supersede burst of `runs` runs: each but the last superseded, two sections run."""
+    cell = {"runs": runs + 1, "superseded": runs - 1, "ran": 2, "failures": 0, "overlaps": 0,
+            "timed_out": False, "requests_per_run": requests_per_run,
+            "script_commands_per_run": 9.0}
+    cell.update(changes)
+    return cell
+
+
+SUPERSEDE_8 = "`--supersede`: ≤ 5 Redis requests per run, 8 runs each superseding the one before"
+SUPERSEDE_200 = "`--supersede`: ≤ 5 Redis requests per run, 200 runs each superseding the one before"
+
+
+class Superseding(unittest.TestCase):
+    def run_with(self, **cells) -> dict:
+        run = results(1.2)
+        run["scale"] = scale_figure({runs: cell for runs, cell in cells.items()})
+        return run
+
+    def test_up_to_5_requests_per_run_pass_at_8_and_200_runs(self):
+        judged = verdicts(self.run_with(**{"8": superseding_cell(8, 5.0),
+                                           "200": superseding_cell(200, 4.2)}))
+        self.assertEqual(judged[SUPERSEDE_8], ("5.00", "pass"))
+        self.assertEqual(judged[SUPERSEDE_200], ("4.20", "pass"))
+        judged = verdicts(self.run_with(**{"8": superseding_cell(8, 5.1),
+                                           "200": superseding_cell(200, 5.1)}))
+        self.assertEqual(judged[SUPERSEDE_8][1], targets.FAILED)
+        self.assertEqual(judged[SUPERSEDE_200][1], targets.FAILED)
+
+    def test_a_full_run_without_the_rows_misses_the_targets(self):
+        judged = verdicts(self.run_with())
+        self.assertEqual(judged[SUPERSEDE_8], ("n/a", "n/a"))
+        run = self.run_with()
+        run["partial"] = False
+        self.assertIn(f"{SUPERSEDE_8}: n/a (no number in a full run)", targets.failed(run))
+
+    def test_a_sound_burst_is_no_problem_and_shows_in_the_report(self):
+        run = self.run_with(**{"8": superseding_cell(8), "200": superseding_cell(200)})
+        self.assertEqual([p for p in checks.problems(run, TOOLS) if "figure 6" in p], [])
+        self.assertIn("| 200 | 3.50 | 199 | 2 |", report.render(run))
+
+    def test_a_burst_that_went_wrong_is_a_problem(self):
+        for changes, problem in (
+                ({"superseded": 6}, "6 of 7 runs superseded"),
+                ({"ran": 3}, "3 sections run, not 2"),
+                ({"failures": 1}, "1 failures"),
+                ({"overlaps": 1}, "1 overlaps"),
+                ({"timed_out": True}, "timed out")):
+            run = self.run_with(**{"8": superseding_cell(8, **changes),
+                                   "200": superseding_cell(200)})
+            found = [p for p in checks.problems(run, TOOLS) if "figure 6" in p]
+            self.assertEqual(len(found), 1, changes)
+            self.assertIn(f"redlockrun --supersede with 8 runs: {problem}", found[0])
+
+    def test_a_missing_number_is_a_problem(self):
+        run = self.run_with(**{"8": superseding_cell(8)})
+        self.assertIn("figure 6: no number for redlockrun --supersede's requests with 200 runs",
+                      checks.problems(run, TOOLS))
+
+
 class SharedChecks(unittest.TestCase):
     def problems(self, figure: dict) -> list:
         run = results(1.2)

@@ -2,8 +2,9 @@
 
 #include "base/json_writer.hpp"
 
-#include <ctime>
 #include <fmt/core.h>
+
+#include <ctime>
 #include <syslog.h>
 
 namespace redlockrun {

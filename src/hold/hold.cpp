@@ -132,8 +132,8 @@ std::string shell_quoted(const std::string& value) {
     return quoted + "'";
 }
 
-std::string hold_output(const Options& options, const HoldRecord& record,
-                        const std::string& handle, std::optional<int> slot) {
+std::string hold_output(const Options& options, const HoldRecord& record, const std::string& handle,
+                        std::optional<int> slot) {
     if (options.json) {
         JsonObject object;
         object.string("key", record.key)

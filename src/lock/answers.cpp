@@ -168,8 +168,21 @@ Expected<AcquireAnswer, std::string> decode_acquire(const Reply& reply) {
                 busy.took_median = Millis{*median};
                 busy.took_count = static_cast<int>(*count);
             }
+            if (fields.has(19) && !fields.text(16).empty()) {
+                const auto position = optional_number(fields.text(16));
+                const auto in_line = optional_number(fields.text(17));
+                if (!position || !in_line || *position < 1 || *position > *in_line ||
+                    *in_line > 1000000 || !optional_number(fields.text(18))) {
+                    return unexpected(unexpected_reply("acquire", reply));
+                }
+                busy.position = static_cast<int>(*position);
+                busy.in_line = static_cast<int>(*in_line);
+                busy.since_us = fields.text(18);
+            }
             return AcquireAnswer{busy};
         }
+    } else if (verdict == "superseded" && fields.has(4)) {
+        return AcquireAnswer{Superseded{holder_of(fields.text(1), fields.text(2)), fields.text(3)}};
     } else if (verdict == "mismatch" && fields.has(2)) {
         const auto held = optional_number(fields.text(1));
         if (fields.text(1) == "shared" || (held && *held > 1)) {
@@ -242,23 +255,38 @@ Expected<BreakAnswer, std::string> decode_break(const Reply& reply) {
 
 Expected<StatusSnapshot, std::string> decode_status(const Reply& reply) {
     // {now_ms, type, value, owner value, last fence, limit, took median, took longest, took count,
-    // n, then 11 fields per holder}
+    // n, then 11 fields per holder, then w, and 8 fields per waiter}
     constexpr size_t header = 10;
     constexpr size_t per_holder = 11;
+    constexpr size_t per_waiter = 8;
     Fields fields(reply);
     const auto now = fields.number(0);
     const auto count = fields.number(header - 1);
     const std::string limit_text = fields.text(5);
     const bool shared = limit_text == "shared";
     const auto limit = shared ? std::optional<long long>{shared_cap} : optional_number(limit_text);
-    if (!fields.has(header) || !now || !count || *count < 0 ||
-        static_cast<size_t>(*count) != (fields.size() - header) / per_holder ||
-        (fields.size() - header) % per_holder != 0 ||
+    const bool counted = count && *count >= 0 && *count <= 1000000;
+    const size_t waiters_at = counted ? header + static_cast<size_t>(*count) * per_holder : 0;
+    // -1: not a count.
+    const long long waiting =
+        counted && fields.has(waiters_at + 1) ? fields.number(waiters_at).value_or(-1) : -1;
+    if (!fields.has(header) || !now || !counted || waiting < 0 || waiting > 1000000 ||
+        fields.size() != waiters_at + 1 + static_cast<size_t>(waiting) * per_waiter ||
         (!limit_text.empty() && (!limit || *limit < 1))) {
         return unexpected(unexpected_reply("status", reply));
     }
-    StatusSnapshot snapshot{*now,           fields.text(1), fields.text(2), fields.text(3),
-                            fields.text(4), limit,          shared,         {}, {}, 0, {}};
+    StatusSnapshot snapshot{*now,
+                            fields.text(1),
+                            fields.text(2),
+                            fields.text(3),
+                            fields.text(4),
+                            limit,
+                            shared,
+                            {},
+                            {},
+                            0,
+                            {},
+                            {}};
     if (!fields.text(6).empty()) {
         const auto median = optional_number(fields.text(6));
         const auto longest = optional_number(fields.text(7));
@@ -271,14 +299,19 @@ Expected<StatusSnapshot, std::string> decode_status(const Reply& reply) {
         snapshot.took_longest_ms = *longest;
         snapshot.took_count = static_cast<int>(*took_count);
     }
-    for (size_t i = header; i < header + static_cast<size_t>(*count) * per_holder;
-         i += per_holder) {
-        snapshot.holders.push_back(HolderRecord{
-            Holder{fields.text(i), fields.text(i + 1)}, fields.text(i + 2),
-            optional_number(fields.text(i + 3)), optional_number(fields.text(i + 4)),
-            optional_number(fields.text(i + 5)), optional_number(fields.text(i + 6)),
-            optional_number(fields.text(i + 7)), fields.text(i + 8), fields.text(i + 9) == "1",
-            fields.text(i + 10)});
+    for (size_t i = header; i < waiters_at; i += per_holder) {
+        snapshot.holders.push_back(
+            HolderRecord{Holder{fields.text(i), fields.text(i + 1)}, fields.text(i + 2),
+                         optional_number(fields.text(i + 3)), optional_number(fields.text(i + 4)),
+                         optional_number(fields.text(i + 5)), optional_number(fields.text(i + 6)),
+                         optional_number(fields.text(i + 7)), fields.text(i + 8),
+                         fields.text(i + 9) == "1", fields.text(i + 10)});
+    }
+    for (size_t i = waiters_at + 1; i < fields.size(); i += per_waiter) {
+        snapshot.waiters.push_back(
+            WaiterRecord{Holder{fields.text(i), fields.text(i + 1)}, fields.text(i + 2),
+                         optional_number(fields.text(i + 3)), optional_number(fields.text(i + 4)),
+                         fields.text(i + 5), fields.text(i + 6) == "1", fields.text(i + 7) == "1"});
     }
     return snapshot;
 }
@@ -290,6 +323,11 @@ std::string describe(const Holder& holder) {
 
 std::string describe_note(const std::string& note) {
     return note.empty() ? std::string() : fmt::format(" (note: {})", note);
+}
+
+std::string describe_superseding(const Superseded& superseded) {
+    return (superseded.by ? describe(*superseded.by) : std::string("a waiter that left no name")) +
+           describe_note(superseded.note);
 }
 
 std::string describe_took(const std::string& key, const Busy& busy) {

@@ -68,6 +68,20 @@ struct Busy {
     // releases' durations; none before the first release recorded one.
     std::optional<Millis> took_median;
     int took_count = 0;
+    // This waiter's place in line (1: served next) and how many wait in all; 0 where not known
+    // (a run that does not wait).
+    int position = 0;
+    int in_line = 0;
+    // When this waiter first asked, by the server's clock in microseconds, for it to say again in
+    // its next requests; empty where not known.
+    std::string since_us;
+};
+
+// A newer waiter with --supersede ended this waiter's wait (it asked for --supersede too): it has
+// left the queue.
+struct Superseded {
+    std::optional<Holder> by; // none if the newer one's record named no one
+    std::string note;         // the newer one's --note; empty: none
 };
 
 struct Foreign {
@@ -136,8 +150,8 @@ struct Released {
     std::optional<Millis> kept_for;
 };
 
-using AcquireAnswer =
-    std::variant<Granted, Busy, Foreign, FencesExhausted, FenceUnreadable, LimitMismatch>;
+using AcquireAnswer = std::variant<Granted, Busy, Foreign, FencesExhausted, FenceUnreadable,
+                                   LimitMismatch, Superseded>;
 using RenewAnswer = std::variant<Renewed, Lost>;
 using ReleaseAnswer = std::variant<Released, Lost>;
 
@@ -162,6 +176,19 @@ struct HolderRecord {
     std::string slot;
 };
 
+// One waiter as its record describes it (the status script). Times are Unix times in ms by the
+// server's clock; none where the record does not say (a waiter queued with no record, of an
+// earlier version or of an ACL user without PTTL, shows only its mode).
+struct WaiterRecord {
+    Holder waiter;
+    std::string mode; // "1" (exclusive), "shared", or a semaphore's N
+    std::optional<long long> since_ms;
+    std::optional<long long> deadline_ms; // -w's end; none: it waits until the lock is free
+    std::string note;
+    bool supersede = false;
+    bool hold = false;
+};
+
 // The raw state of a lock, as the status script reads it; lock_state.cpp interprets it.
 struct StatusSnapshot {
     long long now_ms = 0;
@@ -180,6 +207,8 @@ struct StatusSnapshot {
     // The owner record's holders, in no particular order: one for an exclusive lock, the live ones
     // of a semaphore. They hold the key only if owner_value is its value.
     std::vector<HolderRecord> holders;
+    // Who waits, in the order they will be served.
+    std::vector<WaiterRecord> waiters;
 };
 
 // Each fails with a description of the unexpected reply.
@@ -194,12 +223,13 @@ std::string describe(const Holder& holder);
 // A holder's --note, to follow its name in a message: " (note: deploy 42)"; "" for no note. The
 // logger and the status line make its bytes printable.
 std::string describe_note(const std::string& note);
+// The newer waiter that superseded this one: "web1 pid 4242 (note: deploy 43)".
+std::string describe_superseding(const Superseded& superseded);
+// "; holds of deploy took 4m12s (median of the last 20)", or nothing before a release recorded one.
+std::string describe_took(const std::string& key, const Busy& busy);
 // Who holds a busy lock, with the holder's note: "web1 pid 4242 (note: deploy 42)", "a client
 // of the classic algorithm", or "3 holders of a --limit 3 semaphore (the note of web1 pid 4242,
 // whose slot frees first: deploy 42)".
-// "; holds of deploy took 4m12s (median of the last 20)", or nothing before a release recorded one.
-std::string describe_took(const std::string& key, const Busy& busy);
-
 std::string describe_holder(const Busy& busy);
 // What keeps the lock named `key` from a run, for a message, where `holder` says who
 // (describe_holder(), or more). The time left on a renewed lock is only its lease until the next

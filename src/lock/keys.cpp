@@ -64,15 +64,16 @@ Expected<LockKeys, std::string> lock_keys(const std::string& key) {
                     prefix + ":redlockrun:wake",
                     prefix + ":redlockrun:queue",
                     prefix + ":redlockrun:broken",
-                    prefix + ":redlockrun:durations"};
+                    prefix + ":redlockrun:durations",
+                    prefix + ":redlockrun:waiters"};
 }
 
 namespace {
 
 // What follows C in the names of the companions.
-constexpr std::string_view companion_suffixes[] = {":redlockrun:owner", ":redlockrun:fence",
-                                                   ":redlockrun:wake", ":redlockrun:queue",
-                                                   ":redlockrun:broken", ":redlockrun:durations"};
+constexpr std::string_view companion_suffixes[] = {
+    ":redlockrun:owner",  ":redlockrun:fence",     ":redlockrun:wake",   ":redlockrun:queue",
+    ":redlockrun:broken", ":redlockrun:durations", ":redlockrun:waiters"};
 // A semaphore's waiters each have a wake-up list, C:redlockrun:wake:ID.
 constexpr std::string_view waiter_wake_infix = ":redlockrun:wake:";
 

@@ -3,7 +3,7 @@
 // (backup:{tenant1} and report:{tenant1}), or foo and {foo}, never share an owner record:
 //
 //     C:redlockrun:owner, C:redlockrun:fence, C:redlockrun:wake, C:redlockrun:queue,
-//     C:redlockrun:broken, C:redlockrun:durations
+//     C:redlockrun:broken, C:redlockrun:durations, C:redlockrun:waiters
 //
 // (and a semaphore's waiters' own wake-up lists, C:redlockrun:wake:ID, which the scripts name)
 // where C is {K} for a key without a valid hash tag, and {T}:K for a key whose tag is T. Either way
@@ -28,13 +28,14 @@ struct LockKeys {
     std::string owner;
     std::string fence;
     std::string wake;
-    std::string queue;  // a semaphore's waiters, in arrival order
-    std::string broken; // the holders that --break ended, for their next renewal to learn of it
+    std::string queue;     // a semaphore's waiters, in arrival order
+    std::string broken;    // the holders that --break ended, for their next renewal to learn of it
     std::string durations; // how long the last holds took, for --status and the waiting message
+    std::string waiters;   // who waits, for --status, --list and a waiter's place in line
 
     // In the order the scripts take them as KEYS.
     std::vector<std::string> all() const {
-        return {lock, owner, fence, wake, queue, broken, durations};
+        return {lock, owner, fence, wake, queue, broken, durations, waiters};
     }
 };
 
@@ -54,8 +55,8 @@ inline constexpr std::string_view reserved_infix = ":redlockrun:";
 Expected<LockKeys, std::string> lock_keys(const std::string& key);
 
 // The lock key whose companion is named `name` (C:redlockrun:owner, :fence, :wake, :queue, :broken,
-// or a semaphore waiter's :wake:ID), or none if no lock key has a companion of that name: the
-// inverse of the naming above.
+// :durations, :waiters, or a waiter's :wake:ID), or none if no lock key has a companion of that
+// name: the inverse of the naming above.
 std::optional<std::string> lock_key_of(std::string_view name);
 
 } // namespace redlockrun::lock

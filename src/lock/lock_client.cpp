@@ -5,6 +5,7 @@
 #include "redis/error_reply.hpp"
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -32,8 +33,10 @@ Expected<Attempt, CallFailure> pipelined_attempt(redis::Reply reply, SteadyTime 
 // answer means that someone else took it first, whose release wakes the next waiter. Anything else
 // (a failure, a foreign key, a refusal) leaves the token owed to the waiter behind.
 bool used_wake_up(const Expected<Attempt, CallFailure>& attempt) {
+    // A superseded waiter's acquire passed on what it was given itself.
     return attempt && (std::holds_alternative<Granted>(attempt->answer) ||
-                       std::holds_alternative<Busy>(attempt->answer));
+                       std::holds_alternative<Busy>(attempt->answer) ||
+                       std::holds_alternative<Superseded>(attempt->answer));
 }
 
 // The time a token may take to pass on after `attempt`: a failure may mean Redis is unreachable.
@@ -55,17 +58,19 @@ std::vector<std::string> LockClient::with_db(const std::vector<std::string>& arg
 }
 
 std::vector<std::string> LockClient::acquire_args() const {
-    return with_db({identity_.token, std::to_string(params_.ttl.count()),
-                    std::string(unit_name(params_.unit)), identity_.host, identity_.pid,
-                    std::to_string(params_.min_hold.count()), limit_arg(), identity_.waiter_id,
-                    std::to_string(params_.queue_place.count()),
-                    std::to_string(params_.renew_every.count()), identity_.note,
-                    identity_.hold ? "1" : "", came_first() ? "1" : ""});
+    return with_db(
+        {identity_.token, std::to_string(params_.ttl.count()), std::string(unit_name(params_.unit)),
+         identity_.host, identity_.pid, std::to_string(params_.min_hold.count()), limit_arg(),
+         identity_.waiter_id, std::to_string(params_.queue_place.count()),
+         std::to_string(params_.renew_every.count()), identity_.note, identity_.hold ? "1" : "",
+         wait_left(), identity_.supersede ? "1" : "", since_us_});
 }
 
-bool LockClient::came_first() const {
-    return on_shared_list() && !ever_queued_ && last_busy_ &&
-           steady_now() - *last_busy_ < params_.queue_place;
+std::string LockClient::wait_left() const {
+    if (!wait_until_) {
+        return "";
+    }
+    return std::to_string(std::max<long long>(0, (*wait_until_ - steady_now()).count()));
 }
 
 void LockClient::note_place(const Expected<Attempt, CallFailure>& attempt) {
@@ -73,15 +78,14 @@ void LockClient::note_place(const Expected<Attempt, CallFailure>& attempt) {
         return; // the place is as the last answer left it, or lapses
     }
     if (const auto* busy = std::get_if<Busy>(&attempt->answer)) {
-        queued_ = busy->queued;
-        ever_queued_ = ever_queued_ || busy->queued;
-        last_busy_ = attempt->valid_from;
+        if (!busy->since_us.empty()) {
+            since_us_ = busy->since_us;
+        }
+        near_front_ =
+            !params_.shared && params_.limit == 1 && busy->position > 0 && busy->position <= 2;
     } else if (const auto* granted = std::get_if<Granted>(&attempt->answer)) {
-        queued_ = false; // the grant took it out of the queue
         note_server_time(granted->server_ms, attempt->valid_from);
     }
-    // A refusal (a foreign key, another mode, a fence that cannot be counted) changed nothing:
-    // a queued waiter refused must still leave the queue.
 }
 
 void LockClient::note_server_time(const std::optional<long long>& server_ms, SteadyTime sent) {
@@ -104,8 +108,18 @@ std::string waiter_id_for(int limit, bool shared) {
     return mode + "-" + make_token();
 }
 
-std::string LockClient::wake_list() const {
-    return on_shared_list() ? keys_.wake : keys_.wake + ":" + identity_.waiter_id;
+std::vector<std::string> LockClient::wake_lists() const {
+    std::vector<std::string> lists{keys_.wake + ":" + identity_.waiter_id};
+    if (near_front_) {
+        lists.push_back(keys_.wake);
+    }
+    return lists;
+}
+
+bool LockClient::took_shared_token(const redis::Reply& woken) const {
+    const redis::Reply* list = woken.at(0);
+    return woken.kind == redis::Reply::Kind::array && list != nullptr &&
+           list->as_string() == std::string_view(keys_.wake);
 }
 
 template <typename Answer>
@@ -213,7 +227,6 @@ Expected<Attempt, CallFailure> LockClient::acquire_once() {
 }
 
 Expected<Attempt, CallFailure> LockClient::wait_then_acquire_once(Millis timeout) {
-    const bool from_shared = on_shared_list();
     // BLPOP takes seconds, with decimals since Redis 6; 0 would mean forever. Redis before 7.0.8
     // truncates the seconds times 1000, as a long double, to whole milliseconds, which makes 0.001
     // a 0 (redis#11687): a timeout of 2 ms or more stays above 0 whatever the server, and 10 ms
@@ -228,9 +241,12 @@ Expected<Attempt, CallFailure> LockClient::wait_then_acquire_once(Millis timeout
     // The acquire runs when the BLPOP returns, at some moment after this; its reply may then wait
     // unread for any time. Its validity counts from here, the one moment known to come before it.
     const SteadyTime sent = steady_now();
+    const std::vector<std::string> lists = wake_lists();
+    redis::Command blpop{"BLPOP"};
+    blpop.insert(blpop.end(), lists.begin(), lists.end());
+    blpop.push_back(seconds);
     std::vector<redis::Command> commands{
-        {"BLPOP", wake_list(), seconds},
-        redis::evalsha_command(scripts::acquire, keys_.all(), acquire_args())};
+        std::move(blpop), redis::evalsha_command(scripts::acquire, keys_.all(), acquire_args())};
     for (auto& command : confirmation()) {
         commands.push_back(std::move(command));
     }
@@ -242,12 +258,13 @@ Expected<Attempt, CallFailure> LockClient::wait_then_acquire_once(Millis timeout
     redis::Reply& woken = (*replies)[0];
     redis::Reply& acquired = (*replies)[1];
     const bool took_token = woken.kind == redis::Reply::Kind::array;
+    const bool took_shared = took_shared_token(woken);
     if (acquired.error_code() == "NOSCRIPT") {
         // The server lost its scripts while we waited: the acquire did not run, and is sent again
         // in full. A token the BLPOP took is owed to the next waiter as after a pipelined acquire.
         auto attempt = acquire();
         if (took_token && !used_wake_up(attempt)) {
-            pass_on_wake(from_shared, passing_on_deadline(attempt));
+            leave_queue(passing_on_deadline(attempt), took_shared);
         }
         return attempt;
     }
@@ -256,15 +273,15 @@ Expected<Attempt, CallFailure> LockClient::wait_then_acquire_once(Millis timeout
         pipelined_attempt(std::move(acquired), std::max(sent, connection_.last_sent()), endpoint());
     const bool granted = attempt && std::holds_alternative<Granted>(attempt->answer);
     if (took_token && !used_wake_up(attempt)) {
-        pass_on_wake(from_shared,
-                     passing_on_deadline(attempt)); // a token taken for a lock it will not take
+        // A token taken for a lock it will not take.
+        leave_queue(passing_on_deadline(attempt), took_shared);
     }
     if (woken.is_error() && !granted) {
-        return unexpected(
-            CallFailure{CallFailure::Kind::error_reply,
-                        fmt::format("cannot wait on the wake-up list {}: {}", wake_list(),
-                                    redis::explain_error_reply(woken, endpoint())),
-                        {}});
+        return unexpected(CallFailure{
+            CallFailure::Kind::error_reply,
+            fmt::format("cannot wait on the wake-up {} {}: {}", lists.size() > 1 ? "lists" : "list",
+                        fmt::join(lists, " and "), redis::explain_error_reply(woken, endpoint())),
+            {}});
     }
     if (granted && connection_.master_moved({})) {
         // Granted by a master that the sentinels replaced while this waiter blocked on it: it may
@@ -283,34 +300,25 @@ Expected<Attempt, CallFailure> LockClient::wait_then_acquire_once(Millis timeout
 }
 
 void LockClient::give_up_waiting(const CallFailure& abandoned) {
-    const bool from_shared = on_shared_list(); // where the abandoned wait blocked
     const auto& replies = abandoned.replies;
-    const bool took_token = !replies.empty() && replies[0].kind == redis::Reply::Kind::array;
+    const bool took_shared = !replies.empty() && took_shared_token(replies[0]);
     if (replies.size() >= 2) {
         // Every reply arrived: we know what the acquire did (nothing, if it answered NOSCRIPT).
         auto answer = decode_acquire(replies[1]);
-        const bool granted = answer && std::holds_alternative<Granted>(*answer);
-        const bool busy = answer && std::holds_alternative<Busy>(*answer);
-        if (granted) {
+        if (answer && std::holds_alternative<Granted>(*answer)) {
             release(); // which wakes the next waiter; the grant took this run out of the queue
-        } else if (!from_shared) {
-            leave_queue(); // and passes on the wake-up it may have been sent
-        } else if (took_token && !busy) {
-            pass_on_wake(true);
+        } else if (!(answer && std::holds_alternative<Superseded>(*answer))) {
+            // A superseded one has left the queue already, passing on what it was given; a busy
+            // answer used the shared token, if this waiter took it.
+            leave_queue({}, took_shared && !(answer && std::holds_alternative<Busy>(*answer)));
         }
         return;
     }
     // The abandoned connection is closed, but its acquire may have run before Redis saw that. A
     // release on a new connection is safe either way: it deletes nothing that is not ours.
     auto released = release();
-    const bool was_ours = released && std::holds_alternative<Released>(*released);
-    if (was_ours) {
-        return;
-    }
-    if (!from_shared) {
-        leave_queue(); // and passes on the wake-up it may have been sent
-    } else if (took_token) {
-        pass_on_wake(true);
+    if (!(released && std::holds_alternative<Released>(*released))) {
+        leave_queue({}, took_shared); // and passes on the wake-up it may have been sent
     }
 }
 
@@ -382,8 +390,11 @@ Expected<BreakAnswer, CallFailure> LockClient::break_lock(const std::string& by,
     return run(scripts::break_lock, {by, why}, decode_break);
 }
 
-void LockClient::pass_on_wake(bool from_shared, const Deadline& not_after) {
-    const auto args = with_db({identity_.waiter_id, limit_arg(), from_shared ? "1" : ""});
+void LockClient::leave_queue(const Deadline& not_after, bool shared_token) {
+    if (identity_.waiter_id.empty()) {
+        return; // a run that never waits has no place
+    }
+    const auto args = with_db({identity_.waiter_id, limit_arg(), shared_token ? "1" : ""});
     if (!not_after) {
         redis::run_script(connection_, scripts::wake, keys_.all(), args);
         return;
@@ -394,14 +405,6 @@ void LockClient::pass_on_wake(bool from_shared, const Deadline& not_after) {
     redis::CallOptions options;
     options.not_after = not_after;
     connection_.call({redis::eval_command(scripts::wake, keys_.all(), args)}, options);
-}
-
-void LockClient::leave_queue(const Deadline& not_after) {
-    // An exclusive waiter that is not queued has no place to give up; a token it took from the
-    // shared list and did not use has been passed on where it took it.
-    if (!identity_.waiter_id.empty() && !on_shared_list()) {
-        pass_on_wake(false, not_after);
-    }
 }
 
 } // namespace redlockrun::lock

@@ -32,6 +32,8 @@ struct Identity {
     std::string note;
     // A hold's (--hold): the record says so, and its pid is the hold's owner's.
     bool hold = false;
+    // --supersede: when it has to wait, this run ends the earlier waiters that asked for it too.
+    bool supersede = false;
 };
 
 enum class CommandRan { no, yes };
@@ -109,9 +111,14 @@ public:
     // --break: ends every holder's claim, saying `by` whom and `why` to each at its next renewal.
     Expected<BreakAnswer, redis::CallFailure> break_lock(const std::string& by,
                                                          const std::string& why);
-    // A waiter that gives up leaves the queue, and passes on a wake-up it may have been sent;
-    // within not_after, if given. Best effort: a place not given up lapses by itself.
-    void leave_queue(const Deadline& not_after = {});
+    // A waiter that gives up, or takes a wake-up it will not use, leaves the queue, and passes on
+    // the wake-up it may have been sent to the waiters that may hold the lock now, and the shared
+    // list's token if it took that (`shared_token`); within not_after, if given, and then in one
+    // request (the script sent in full). Best effort: a place not given up lapses by itself.
+    void leave_queue(const Deadline& not_after = {}, bool shared_token = false);
+
+    // -w's end, for the waiter's record (--status shows it); none: waiting without a limit.
+    void set_wait_until(std::optional<SteadyTime> until) { wait_until_ = until; }
 
     const LockKeys& keys() const { return keys_; }
     const LockParams& params() const { return params_; }
@@ -133,17 +140,20 @@ private:
         const redis::CallOptions& options = {});
     std::vector<std::string> with_db(const std::vector<std::string>& args) const;
     std::vector<std::string> acquire_args() const;
+    // ARGV[14] of the acquire: -w's time left in ms, or empty without -w.
+    std::string wait_left() const;
     // The mode, as the scripts take it: "1" (exclusive), "shared", or a semaphore's N.
     std::string limit_arg() const {
         return params_.shared ? std::string("shared") : std::to_string(params_.limit);
     }
-    // The list this run blocks on: the shared wake-up list for an exclusive waiter that is not
-    // queued (no one was queued when it last asked), otherwise its own, named after its waiter id.
-    std::string wake_list() const;
-    bool on_shared_list() const { return !params_.shared && params_.limit == 1 && !queued_; }
-    // Whether this exclusive waiter came before everyone queued: it has asked before, within its
-    // place's time, and was never queued (acquire.lua's ARGV[14]).
-    bool came_first() const;
+    // The lists this run blocks on: its own, named after its waiter id, where a release wakes
+    // the waiters it lets in (every waiter is queued: holders.lua), and for an exclusive waiter
+    // that its last answer put first or second in line, the shared wake-up list too, whose token
+    // Redis gives the live waiter that blocked longest: should the first in line have been
+    // killed, the second learns at once.
+    std::vector<std::string> wake_lists() const;
+    // Whether a BLPOP's reply is the shared wake-up list's token.
+    bool took_shared_token(const redis::Reply& woken) const;
     // Keeps what a busy answer says of this waiter's place in the queue.
     void note_place(const Expected<Attempt, redis::CallFailure>& attempt);
     // Compares the server's time in an answer to a request sent at `sent` with the last one.
@@ -152,10 +162,6 @@ private:
     Expected<Attempt, redis::CallFailure> wait_then_acquire_once(Millis timeout);
     // After a refused login, the acquire at this position of the replies may still have won.
     void undo_if_granted(const redis::CallFailure& failure, size_t acquire_index);
-    // Passes on a wake-up token this run took and will not use: the shared list's token, if it
-    // blocked there (`from_shared`), or its place in the queue, waking the waiters that may hold
-    // the lock now; within not_after, if given, and then in one request (the script sent in full).
-    void pass_on_wake(bool from_shared, const Deadline& not_after = {});
     // The WAIT that follows a grant or a renewal with --replicas; none without.
     std::vector<redis::Command> confirmation() const;
     // The failure to report if `wait_reply` (WAIT's answer) counts fewer replicas than asked for.
@@ -170,9 +176,10 @@ private:
     Identity identity_;
     LockParams params_;
     std::string db_;
-    bool queued_ = false;      // the last busy answer said this waiter is in the queue
-    bool ever_queued_ = false; // one ever did
-    std::optional<SteadyTime> last_busy_;
+    // When this waiter first asked, as the server said (Busy::since_us): its record keeps it.
+    std::string since_us_;
+    bool near_front_ = false; // an exclusive waiter first or second in line at its last answer
+    std::optional<SteadyTime> wait_until_;
     ServerClock server_clock_;
     std::string clock_server_; // the server whose clock server_clock_ watches
     std::string clock_news_;

@@ -55,6 +55,18 @@ std::string holder_text(const Busy& busy) {
                                            busy.fence, busy.note);
 }
 
+// A place in line: "1st", "2nd", "3rd", "4th", "11th", "21st"...
+std::string place_in_line(int position) {
+    const int last = position % 10;
+    const bool teen = position % 100 >= 11 && position % 100 <= 13;
+    const char* suffix = teen        ? "th"
+                         : last == 1 ? "st"
+                         : last == 2 ? "nd"
+                         : last == 3 ? "rd"
+                                     : "th";
+    return fmt::format("{}{}", position, suffix);
+}
+
 // One run's wait for the lock.
 class Waiter {
 public:
@@ -62,7 +74,11 @@ public:
            const Logger& log)
         : lock_(lock), policy_(policy), interruptions_(interruptions), log_(log),
           start_(steady_now()), deadline_(start_ + policy.limit.value_or(max_duration)),
-          may_wait_(policy.may_wait()), random_(random_seed()) {}
+          may_wait_(policy.may_wait()), random_(random_seed()) {
+        if (policy.limit) {
+            lock_.set_wait_until(deadline_);
+        }
+    }
 
     WaitOutcome run();
     // Whether a busy answer has queued this waiter: one that gives up must leave the queue.
@@ -107,6 +123,7 @@ private:
     bool answered_ = false; // Redis has answered once in this run
     bool announced_ = false;
     bool queued_ = false; // a busy answer has queued this waiter
+    int position_ = 0;    // its place in line, as the last busy answer said; 0: not known
     std::optional<SteadyTime> unreachable_since_;
     bool outage_noticed_ = false;
     Millis reconnect_delay_{0};
@@ -135,6 +152,10 @@ WaitOutcome Waiter::run() {
         answered_ = true;
         reachable_again();
         const AcquireAnswer& answer = attempt->answer;
+        if (std::holds_alternative<Busy>(answer)) {
+            // Queued by it (every run that may wait is): a signal now leaves the queue too.
+            queued_ = lock_.params().queue_place.count() > 0;
+        }
         if (int signal_number = interruptions_.stop()) {
             if (std::holds_alternative<Granted>(answer)) {
                 lock_.release();
@@ -174,15 +195,27 @@ WaitOutcome Waiter::run() {
             refuse(ExitStatus::unavailable,
                    describe_unreadable_fence(key(), lock_.keys().fence, *unreadable));
         }
+        if (auto* superseded = std::get_if<Superseded>(&answer)) {
+            queued_ = false; // the acquire took it out of the queue
+            return SupersededWait{*superseded, waited()};
+        }
         const Busy& busy = std::get<Busy>(answer);
-        queued_ = lock_.params().queue_place.count() > 0;
         if (!time_left()) {
             return GaveUp{busy, waited()};
         }
+        if (announced_ && busy.position > 0 && busy.position < position_) {
+            log_.info("waiting for {}: now {} in line", key(), place_in_line(busy.position));
+        }
+        if (busy.position > 0) {
+            position_ = busy.position;
+        }
         if (!announced_) {
-            const std::string how_long =
+            std::string how_long =
                 policy_.limit ? fmt::format("waiting up to {}", format_duration(*policy_.limit))
                               : std::string("waiting until it is free");
+            if (busy.position > 0) {
+                how_long += fmt::format(", {} in line", place_in_line(busy.position));
+            }
             const auto said = log_.with(LogEvent("waiting"));
             const std::string took = describe_took(key(), busy);
             if (policy_.announce) {
@@ -269,10 +302,14 @@ Expected<std::optional<Acquired>, CallFailure> Waiter::ready(const Granted& gran
 }
 
 void Waiter::fail(const CallFailure& failure, ExitStatus status, std::string message) {
-    if (may_have_run(failure)) {
+    const bool ran = may_have_run(failure);
+    if (ran) {
         lock_.release();
     }
-    if (queued_) {
+    // An acquire whose answer was lost may have queued this run (every run that may wait is
+    // queued when it finds the lock held): its place would hold up the waiters behind it, and
+    // keep a free lock from runs with -n, until it lapsed.
+    if (queued_ || (ran && lock_.params().queue_place.count() > 0)) {
         lock_.leave_queue(steady_now() + parting_call_limit);
     }
     throw Fatal(status, std::move(message));

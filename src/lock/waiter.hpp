@@ -76,7 +76,14 @@ struct Stopped {
     int signal_number = 0;
 };
 
-using WaitOutcome = std::variant<Acquired, GaveUp, TooLate, Foreign, Stopped>;
+// A newer waiter with --supersede ended the wait (this run asked for --supersede too). Nothing is
+// left locked or queued.
+struct SupersededWait {
+    Superseded by;
+    Millis waited{0};
+};
+
+using WaitOutcome = std::variant<Acquired, GaveUp, TooLate, Foreign, Stopped, SupersededWait>;
 
 // What the wait needs from the run around it. The lock client's connection is expected to abandon a
 // BLPOP when a signal asks redlockrun to stop.

@@ -46,11 +46,15 @@ Declarations::Declarations(NamesInUse names) : names_in_use_(std::move(names)) {
           "sooner (once per cron tick across hosts)",
           &OptionText::min_hold);
     if (CLI::Option* limit = value("--limit", "<n>", InConfigFile::no, "", &OptionText::limit)) {
-        limit->description(fmt::format(
-            "let up to <n> runs hold the lock at once\n(a counting semaphore; 1 to {}, default 1);\n"
-            "each one's slot is in $REDLOCKRUN_SLOT",
-            max_limit));
+        limit->description(fmt::format("let up to <n> runs hold the lock at once\n(a counting "
+                                       "semaphore; 1 to {}, default 1);\n"
+                                       "each one's slot is in $REDLOCKRUN_SLOT",
+                                       max_limit));
     }
+    flag("--supersede",
+         "newest wins: when this run has to wait, end\nevery earlier waiter of the key that also\n"
+         "asked for --supersede (of the same mode);\nthey give up at once, as if busy",
+         &OptionText::supersede);
     // A note says why this run holds the lock: it belongs to the run, never to a config file.
     if (CLI::Option* note = value("--note", "<text>", InConfigFile::no, "", &OptionText::note)) {
         note->description(fmt::format("why this run holds the lock (a deploy id, a\nCI job's "

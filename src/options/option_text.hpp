@@ -22,6 +22,7 @@ struct OptionText {
     std::optional<Setting> limit;
     bool shared = false;
     bool exclusive = false;
+    bool supersede = false;
     std::optional<Setting> note;
     std::optional<Setting> conflict_exit_code;
     std::optional<Setting> shell_command;
@@ -61,9 +62,9 @@ struct OptionText {
 };
 
 // Fills in, from a config file, the lock and reporting settings that `options` leaves out: call it
-// for each file, the one that wins first. A wait the command line gives in any form (-n, -w) is not filled in.
-// Connection settings are left alone: the environment comes between them and the command line,
-// and redis/settings.cpp puts them in order.
+// for each file, the one that wins first. A wait the command line gives in any form (-n, -w) is not
+// filled in. Connection settings are left alone: the environment comes between them and the command
+// line, and redis/settings.cpp puts them in order.
 void fill_in_from_file(OptionText& options, const OptionText& file);
 
 } // namespace redlockrun

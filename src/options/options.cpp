@@ -68,6 +68,9 @@ const char* refused_with_a_reading(const Options& options) {
     if (options.shared) {
         return "--shared";
     }
+    if (options.supersede) {
+        return "--supersede";
+    }
     return options.min_hold.count() > 0 ? "--min-hold" : "--note";
 }
 
@@ -94,6 +97,7 @@ Options to_options(const OptionText& text) {
     options.renew = !text.no_renew;
     options.shared = text.shared;
     options.exclusive = text.exclusive;
+    options.supersede = text.supersede;
     if (text.on_lost) {
         if (text.on_lost->value == "term") {
             options.on_lost = OnLost::term;
@@ -223,9 +227,10 @@ void validate_break(const Options& options) {
         throw UsageError("--break takes no command");
     }
     if (options.status || options.list_pattern || options.json || options.limit != 1 ||
-        options.shared || options.min_hold.count() > 0) {
-        throw UsageError("--break goes with none of --status, --list, --json, --limit, --shared "
-                         "and --min-hold: it ends every holder's claim, whatever its mode");
+        options.shared || options.supersede || options.min_hold.count() > 0) {
+        throw UsageError("--break goes with none of --status, --list, --json, --limit, --shared, "
+                         "--supersede and --min-hold: it ends every holder's claim, whatever its "
+                         "mode");
     }
 }
 
@@ -281,6 +286,11 @@ void validate_mode(const Options& options) {
 
 void validate(const Options& options) {
     validate_mode(options);
+    if (options.supersede && (options.no_wait || (options.wait && options.wait->count() == 0))) {
+        throw UsageError(fmt::format("--supersede and {} exclude each other: --supersede ends "
+                                     "earlier waiters when this run waits, and it never does",
+                                     options.no_wait ? "-n" : "-w 0"));
+    }
     // First: a --held that any other action would leave unread is refused, whatever it is.
     if (options.held && !options.list_pattern) {
         throw UsageError("--held goes with --list only");
@@ -311,8 +321,8 @@ void validate(const Options& options) {
         if (!options.command.empty() || options.shell_command) {
             throw UsageError("--list takes no command");
         }
-        if (options.limit != 1 || options.shared || options.min_hold.count() > 0 ||
-            !options.note.empty()) {
+        if (options.limit != 1 || options.shared || options.supersede ||
+            options.min_hold.count() > 0 || !options.note.empty()) {
             throw UsageError(fmt::format("--list takes no {}: it only reads the locks",
                                          refused_with_a_reading(options)));
         }
@@ -325,8 +335,8 @@ void validate(const Options& options) {
         if (!options.command.empty() || options.shell_command) {
             throw UsageError("--status takes no command");
         }
-        if (options.limit != 1 || options.shared || options.min_hold.count() > 0 ||
-            !options.note.empty()) {
+        if (options.limit != 1 || options.shared || options.supersede ||
+            options.min_hold.count() > 0 || !options.note.empty()) {
             throw UsageError(fmt::format("--status takes no {}: it only reads the lock",
                                          refused_with_a_reading(options)));
         }

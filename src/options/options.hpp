@@ -41,6 +41,7 @@ struct Options {
     int limit = 1;          // --limit; 1: an exclusive lock
     bool shared = false;    // -s: a shared lock
     bool exclusive = false; // -x was given: the default, said out loud (as in flock(1))
+    bool supersede = false; // --supersede: a newer waiter ends earlier ones that asked for it too
     std::string note;       // --note; empty: none
     int conflict_exit_code = to_int(ExitStatus::not_acquired); // -E
     std::optional<std::string> shell_command;                  // -c
@@ -67,8 +68,8 @@ struct Options {
     std::optional<std::string> release_handle;
     std::optional<std::string> check_handle;
     Verbosity verbosity = Verbosity::normal; // -q / -v
-    LogSettings log;                          // --log-format, --syslog, --syslog-facility
-    std::optional<std::string> metrics_file;  // --metrics-file
+    LogSettings log;                         // --log-format, --syslog, --syslog-facility
+    std::optional<std::string> metrics_file; // --metrics-file
 };
 
 inline constexpr Millis min_ttl{100};

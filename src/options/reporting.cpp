@@ -2,8 +2,9 @@
 
 #include "base/fatal.hpp"
 
-#include <array>
 #include <fmt/core.h>
+
+#include <array>
 #include <string_view>
 #include <syslog.h>
 #include <utility>

@@ -7,11 +7,18 @@ namespace redlockrun::redis {
 namespace {
 
 // Redis errors carry a first word; the rest is free text. Script errors in Redis 7 end with
-// " script: <sha1>, on @user_script:N." which says nothing to a user.
+// " script: <sha1>, on @user_script:N." which says nothing to a user (unlike the " script: " of
+// Redis 7.2's "ACL failure in script: User ... has no permissions to run the 'pttl' command").
 std::string server_text(const Reply& error) {
     std::string text = error.text;
-    if (auto pos = text.find(" script: "); pos != std::string::npos) {
-        text.erase(pos);
+    constexpr std::string_view marker = " script: ";
+    for (auto pos = text.find(marker); pos != std::string::npos; pos = text.find(marker, pos + 1)) {
+        const std::string_view rest = std::string_view(text).substr(pos + marker.size());
+        const auto where = rest.find(", on @");
+        if (where != std::string_view::npos && rest.substr(0, where).find(' ') == rest.npos) {
+            text.erase(pos); // " script: NAME, on @user_script:N."
+            break;
+        }
     }
     return text;
 }
@@ -31,6 +38,13 @@ std::string advice(std::string_view code, const std::string& text, bool sentinel
     if (code == "ERR" && (text.find("no password is set") != std::string::npos ||
                           text.find("without any password configured") != std::string::npos)) {
         return "a password was given but the server has none configured for that user";
+    }
+    // A command a script runs that the user may not run: Redis 6.0 to 7.0 answer with ERR, 7.2
+    // and Valkey with "ACL failure in script", both naming no permission that the user knows of.
+    if (text.find("user executing the script can't") != std::string::npos ||
+        text.find("ACL failure in script") != std::string::npos) {
+        return "the user lacks an ACL permission that redlockrun's scripts need: the man page's "
+               "ACL list names every command they run";
     }
     if (code == "NOPERM") {
         return "the user lacks an ACL permission redlockrun needs (EVAL, EVALSHA, BLPOP, ROLE "

@@ -66,7 +66,8 @@ lock::Identity make_identity(const Options& options, std::string pid, bool hold)
     }
     return lock::Identity{lock::make_token(), host,
                           std::move(pid),     lock::waiter_id_for(options.limit, options.shared),
-                          options.note,       hold};
+                          options.note,       hold,
+                          options.supersede};
 }
 
 lock::LockKeys keys_of(const std::string& key) {
@@ -112,15 +113,28 @@ std::variant<lock::Acquired, int> LockAttempt::acquire(const std::string& not_do
         const auto& busy = gave_up->last;
         const bool waited = gave_up->waited.count() > 0 && options_.wait;
         log_.with(LogEvent("busy").waited(gave_up->waited).exit_status(options_.conflict_exit_code))
-            .notice(
-            "{}{}; {}", lock::describe_busy(options_.key, busy, lock::describe_holder(busy)),
-            waited ? "; gave up after waiting " + format_duration(gave_up->waited) : "", not_done);
+            .notice("{}{}; {}",
+                    lock::describe_busy(options_.key, busy, lock::describe_holder(busy)),
+                    waited ? "; gave up after waiting " + format_duration(gave_up->waited) : "",
+                    not_done);
+        return options_.conflict_exit_code;
+    }
+    if (auto* superseded = std::get_if<lock::SupersededWait>(&outcome)) {
+        busy_ = true;
+        waited_ = superseded->waited;
+        log_.with(LogEvent("superseded")
+                      .waited(superseded->waited)
+                      .exit_status(options_.conflict_exit_code))
+            .notice("gave up waiting for {} after {}: superseded by a newer waiter, {}; {}",
+                    options_.key, format_duration(superseded->waited),
+                    lock::describe_superseding(superseded->by), not_done);
         return options_.conflict_exit_code;
     }
     if (auto* too_late = std::get_if<lock::TooLate>(&outcome)) {
         busy_ = true;
         waited_ = too_late->waited;
-        log_.with(LogEvent("busy").waited(too_late->waited).exit_status(options_.conflict_exit_code))
+        log_.with(
+                LogEvent("busy").waited(too_late->waited).exit_status(options_.conflict_exit_code))
             .notice("{} was granted, but could not be used before its validity ran out on this "
                     "machine's clock (was redlockrun suspended?){}; nothing was left locked; {}",
                     options_.key,

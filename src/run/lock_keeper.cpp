@@ -98,7 +98,8 @@ void LockKeeper::renew(run::Stoppable& protected_work) {
                     format_duration(sent - *failing_since_));
         failing_since_.reset();
     }
-    log_.with(LogEvent("renewed")).info("renewed {} in {}", key, format_duration(steady_now() - sent));
+    log_.with(LogEvent("renewed"))
+        .info("renewed {} in {}", key, format_duration(steady_now() - sent));
 }
 
 std::string LockKeeper::why_deadline_passed() const {

@@ -97,8 +97,8 @@ auto release_if_it_throws(lock::LockClient& lock, const Logger& log, SteadyTime 
 
 } // namespace
 
-int run_locked(const Options& options, const redis::ConnectionSettings& settings,
-               const Logger& log, telemetry::RunFigures& figures) {
+int run_locked(const Options& options, const redis::ConnectionSettings& settings, const Logger& log,
+               telemetry::RunFigures& figures) {
     run::LockAttempt attempt(options, settings, log, std::to_string(::getpid()));
     run::ChildSpec spec = find_child(options);
     auto outcome = attempt.acquire("not running " + command_for_message(options));
@@ -140,8 +140,8 @@ int run_locked(const Options& options, const redis::ConnectionSettings& settings
     const bool found_lost =
         release(lock, log, acquired_at, lock::CommandRan::yes, keeper.lost(), keeper.valid_until());
     figures.held_ms = (steady_now() - acquired_at).count();
-    figures.outcome = keeper.lost() || found_lost ? telemetry::Outcome::lost
-                                                  : telemetry::Outcome::ran;
+    figures.outcome =
+        keeper.lost() || found_lost ? telemetry::Outcome::lost : telemetry::Outcome::ran;
     if ((keeper.lost() || found_lost) && options.on_lost == OnLost::term) {
         return options.lost_exit_code;
     }

@@ -11,7 +11,7 @@ namespace redlockrun {
 
 // `figures` says how it went, for --metrics-file: filled in as the run goes (a failure thrown
 // leaves what was known by then).
-int run_locked(const Options& options, const redis::ConnectionSettings& settings,
-               const Logger& log, telemetry::RunFigures& figures);
+int run_locked(const Options& options, const redis::ConnectionSettings& settings, const Logger& log,
+               telemetry::RunFigures& figures);
 
 } // namespace redlockrun

@@ -89,6 +89,7 @@ LockState interpret_status(const std::string& key, const lock::StatusSnapshot& s
     state.took_median_ms = snapshot.took_median_ms;
     state.took_longest_ms = snapshot.took_longest_ms;
     state.took_count = snapshot.took_count;
+    state.waiters = snapshot.waiters;
     if (snapshot.type == "none") {
         return state;
     }

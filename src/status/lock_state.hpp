@@ -72,6 +72,9 @@ struct LockState {
     std::optional<long long> took_median_ms;
     std::optional<long long> took_longest_ms;
     int took_count = 0;
+    // Who waits, in the order they will be served (whatever the condition: a waiter may be about
+    // to take a lock that was just let go).
+    std::vector<lock::WaiterRecord> waiters;
 };
 
 LockState interpret_status(const std::string& key, const lock::StatusSnapshot& snapshot);

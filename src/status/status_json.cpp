@@ -2,6 +2,8 @@
 
 #include "base/json_writer.hpp"
 
+#include <algorithm>
+
 namespace redlockrun {
 
 namespace {
@@ -37,6 +39,29 @@ std::string holder_json(const HolderState& holder, const std::optional<std::stri
     return object.text();
 }
 
+std::string waiter_json(const lock::WaiterRecord& waiter, int position, long long now_ms) {
+    const bool known = !waiter.waiter.host.empty() || !waiter.waiter.pid.empty();
+    const auto limit = waiter.mode == "shared" ? std::nullopt : decimal_number(waiter.mode);
+    JsonObject object;
+    object.number("position", position)
+        .string("mode", waiter.mode == "shared" ? std::optional<std::string>("shared")
+                        : !limit                ? std::nullopt
+                        : *limit == 1           ? std::optional<std::string>("exclusive")
+                                                : std::optional<std::string>("semaphore"))
+        .number("limit", limit && *limit > 1 ? limit : std::nullopt)
+        .string("host", known ? unless_empty(waiter.waiter.host) : std::nullopt)
+        .number("pid", decimal_number(waiter.waiter.pid))
+        .number("since_ms", waiter.since_ms)
+        .number("waited_ms", waiter.since_ms
+                                 ? std::optional(std::max(0LL, now_ms - *waiter.since_ms))
+                                 : std::nullopt)
+        .number("deadline_ms", waiter.deadline_ms)
+        .string("note", unless_empty(waiter.note))
+        .json("hold", waiter.hold ? "true" : "false")
+        .json("supersede", waiter.supersede ? "true" : "false");
+    return object.text();
+}
+
 } // namespace
 
 std::string status_json(const LockState& state) {
@@ -67,6 +92,12 @@ std::string status_json(const LockState& state) {
     } else {
         object.json("hold_durations", "null");
     }
+    std::vector<std::string> waiters;
+    for (const auto& waiter : state.waiters) {
+        waiters.push_back(waiter_json(waiter, static_cast<int>(waiters.size()) + 1, state.now_ms));
+    }
+    object.number("waiting", static_cast<long long>(waiters.size()))
+        .json("waiters", json_array(waiters));
     return object.text();
 }
 

@@ -112,8 +112,58 @@ std::string condition_line(const LockState& state) {
     return state.key;
 }
 
+// "; 2 waiting": how many wait; nothing when none do.
+std::string waiting_text(const LockState& state) {
+    return state.waiters.empty() ? std::string()
+                                 : fmt::format("; {} waiting", state.waiters.size());
+}
+
 std::string status_line(const LockState& state) {
-    return condition_line(state) + took_text(state);
+    return condition_line(state) + took_text(state) + waiting_text(state);
+}
+
+// "exclusive", "shared", "--limit 3": a waiter's mode, as its record names it.
+std::string waiter_mode(const std::string& mode) {
+    if (mode == "1") {
+        return "exclusive";
+    }
+    if (mode == "shared") {
+        return "shared";
+    }
+    return mode.empty() ? std::string("mode not known") : fmt::format("--limit {}", mode);
+}
+
+std::vector<std::string> waiter_lines(const LockState& state) {
+    std::vector<std::string> lines;
+    int position = 0;
+    for (const auto& waiter : state.waiters) {
+        ++position;
+        std::string line = fmt::format("  {}. ", position);
+        if (waiter.waiter.host.empty() && waiter.waiter.pid.empty()) {
+            line += fmt::format("a waiter without a record ({})", waiter_mode(waiter.mode));
+            lines.push_back(std::move(line));
+            continue;
+        }
+        line += lock::describe(waiter.waiter) + (waiter.hold ? " (a hold)" : std::string()) +
+                lock::describe_note(waiter.note);
+        std::string details = waiter_mode(waiter.mode);
+        if (waiter.supersede) {
+            details += ", --supersede";
+        }
+        line += ", " + details;
+        if (waiter.since_ms) {
+            line += fmt::format(
+                ", waiting for {}",
+                format_duration(Millis{std::max(0LL, state.now_ms - *waiter.since_ms)}));
+        }
+        if (waiter.deadline_ms) {
+            line += fmt::format(
+                ", gives up in {}",
+                format_duration(Millis{std::max(0LL, *waiter.deadline_ms - state.now_ms)}));
+        }
+        lines.push_back(std::move(line));
+    }
+    return lines;
 }
 
 StatusReport describe_status(const std::string& key, const lock::StatusSnapshot& snapshot) {
@@ -142,6 +192,9 @@ int show_status(const std::string& key, StatusFormat format,
         std::fputs((status_json(state) + "\n").c_str(), stdout);
     } else if (state.condition != LockCondition::foreign) {
         std::fputs((printable(status_line(state)) + "\n").c_str(), stdout);
+        for (const auto& line : waiter_lines(state)) {
+            std::fputs((printable(line) + "\n").c_str(), stdout);
+        }
     }
     std::fflush(stdout);
     if (state.condition == LockCondition::foreign) {

@@ -1,5 +1,6 @@
-// --status: one line on stdout saying whether the lock is free or who holds it for how long, or
-// (--json) one JSON object.
+// --status: one line on stdout saying whether the lock is free or who holds it for how long, and
+// how many wait, then a line for each waiter in the order they will be served; or (--json) one
+// JSON object.
 #pragma once
 
 #include "base/log.hpp"
@@ -8,6 +9,7 @@
 #include "status/lock_state.hpp"
 
 #include <string>
+#include <vector>
 
 namespace redlockrun {
 
@@ -19,6 +21,9 @@ struct StatusReport {
 // The line for stdout (not yet made printable): "job: free", "job: held by web1 pid 4242 for
 // another 12s, fence 17, acquired 3s ago"...; for a foreign key, what it holds.
 std::string status_line(const LockState& state);
+// A line for each waiter, in the order they will be served: "  1. web2 pid 4243 (note: deploy 43),
+// exclusive, --supersede, waiting for 2m10s, gives up in 12m50s".
+std::vector<std::string> waiter_lines(const LockState& state);
 
 // Interprets what the status script read, with the same timestamp rules the scripts apply.
 StatusReport describe_status(const std::string& key, const lock::StatusSnapshot& snapshot);

@@ -3,13 +3,14 @@
 #include "base/unique_fd.hpp"
 #include "base/utf8.hpp"
 
+#include <fmt/core.h>
+
 #include <array>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fcntl.h>
-#include <fmt/core.h>
 #include <map>
 #include <sys/file.h>
 #include <sys/stat.h>

@@ -16,7 +16,7 @@ enum class Outcome { ran, busy, lost, error };
 
 struct RunFigures {
     std::string key;
-    bool hold = false;                  // a --hold (kind="hold"), else a run (kind="run")
+    bool hold = false; // a --hold (kind="hold"), else a run (kind="run")
     Outcome outcome = Outcome::ran;
     long long started_ms = 0;           // Unix time
     std::optional<long long> waited_ms; // none if it never asked for the lock

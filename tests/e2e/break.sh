@@ -110,10 +110,20 @@ test_the_documented_acl_rule_allows_it() {
     local url="redis://locker:pw@127.0.0.1:$REDIS_PORT"
     start_bg holder -u "$url" -k acl -t 3s -- sleep 30
     wait_for "the holder holds" lock_held acl || return
+    # Waiters, listed, one of them superseded by a newer one.
+    start_bg older -u "$url" -k acl -w 30s --supersede -- true
+    wait_for "the older waiter" blocked_clients_are 1 || return
+    start_bg newer -u "$url" -k acl -w 30s --supersede -- true
+    exit_of "$older"
+    expect_eq "$?" 75 "the superseded waiter as the ACL user: $(cat "$WORK/older.err")"
+    wait_for "the newer waiter" blocked_clients_are 1 || return
+    run_rlr -u "$url" -k acl --status
+    expect_contains "$out" "; 1 waiting" "--status as the ACL user"
     run_rlr -u "$url" -k acl --break
     expect_status 0 "--break as the ACL user"
     exit_of "$holder"
     expect_eq "$?" 76 "the broken holder"
+    exit_of "$newer" || fail "the newer waiter as the ACL user: $(cat "$WORK/newer.err")"
     expect_eq "$(rcli acl log | grep -c reason)" 0 "no ACL denial logged: $(rcli acl log | tr '\n' ' ')"
     # With it, a release records its hold's duration.
     run_rlr -u "$url" -k acl-took -- true
@@ -121,12 +131,16 @@ test_the_documented_acl_rule_allows_it() {
     expect_eq "$(rcli llen '{acl-took}:redlockrun:durations')" 1 "the duration kept"
 }
 
-test_a_rule_of_an_earlier_version_without_lpush_and_lrange_still_locks() {
+# A rule written for an earlier version lacks +lpush and +lrange (the holds' durations), and +pttl
+# and +hlen (the waiters' records): it locks and waits the same; nothing is kept or listed of
+# either, and --supersede, which cannot work without the records, is refused naming the permission.
+test_a_rule_of_an_earlier_version_still_locks() {
     local rule
     rule=$(sed -n 's/^ *ACL SETUSER locker on >PASSWORD //p' "$(dirname "$0")/../../docs/lock.md")
-    rule=${rule/ +lpush +lrange/}
-    [[ "$rule" != *lpush* && "$rule" != *lrange* && -n "$rule" ]] || {
-        fail "cannot take +lpush and +lrange out of the rule: $rule"
+    rule=${rule/ +lpush +lrange +pttl +hlen/}
+    [[ "$rule" != *lpush* && "$rule" != *lrange* && "$rule" != *pttl* && "$rule" != *hlen* &&
+        -n "$rule" ]] || {
+        fail "cannot take +lpush, +lrange, +pttl and +hlen out of the rule: $rule"
         return
     }
     # shellcheck disable=SC2086 # the rule is a list of words
@@ -138,9 +152,22 @@ test_a_rule_of_an_earlier_version_without_lpush_and_lrange_still_locks() {
     wait_for "the holder holds" lock_held older || return
     run_rlr -u "$url" -w 200ms -k older -- true
     expect_status 75 "a waiter that gives up"
+    start_bg waiter -u "$url" -w 30s -k older -- touch "$WORK/waiter-ran"
+    wait_for "the waiter" blocked_clients_are 1 || return
     run_rlr -u "$url" -k older --status --json
     expect_contains "$out" '"hold_durations":null' "no duration could be kept"
-    expect_eq "$(rcli exists '{older}:redlockrun:durations')" 0 "nothing written"
+    expect_contains "$out" '"waiting":1' "the waiter counted in the queue"
+    expect_contains "$out" '"waiters":[{"position":1,"mode":"exclusive","limit":null,"host":null,"pid":null,' "the waiter not described"
+    run_rlr -u "$url" -k older --status
+    expect_contains "$out" "  1. a waiter without a record (exclusive)" "--status"
+    expect_eq "$(rcli exists '{older}:redlockrun:durations' '{older}:redlockrun:waiters')" 0 "nothing written"
+    run_rlr -u "$url" -w 30s --supersede -k older -- touch "$WORK/superseding-ran"
+    expect_status 69 "--supersede without +pttl"
+    expect_contains "$err" "(the user lacks an ACL permission that redlockrun's scripts need: the man page's ACL list names every command they run)" "--supersede without +pttl"
+    [ -e "$WORK/superseding-ran" ] && fail "the refused --supersede run ran"
+    kill -TERM "$holder"
+    exit_of "$waiter" || fail "the waiter: $(cat "$WORK/waiter.err")"
+    [ -e "$WORK/waiter-ran" ] || fail "the waiter did not run"
 }
 
 run_tests

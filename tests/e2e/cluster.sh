@@ -58,6 +58,7 @@ key_on() {
 
 blocked_on() { [ "$(ncli "$1" info clients | tr -d '\r' | sed -n 's/^blocked_clients://p')" = "$2" ]; }
 served_by() { [ "$(master_of "$1")" = "$2" ]; }
+held_on() { [ "$(ncli "$1" exists "$2")" = 1 ]; }
 
 # Every test starts with empty masters (lib.sh's run_tests flushes only the default server).
 flush_cluster() {
@@ -311,6 +312,48 @@ test_nodes_that_never_agree_end_every_request_in_time() {
 }
 
 # The records "NAME start|end NS" of $WORK/records: no two sections overlap.
+# The queue's records are companions in the key's slot: the waiters of a key served by one master,
+# each through another node, are listed in order by --status through a third, and --supersede ends
+# the older deploy's wait there as on one server.
+test_the_queue_and_supersede_through_nodes_that_do_not_serve_the_key() {
+    flush_cluster
+    local master key
+    master=$(masters | head -1)
+    key=$(key_on "$master")
+    local others=()
+    local node
+    for node in "${NODES[@]}"; do
+        [ "$(node_port "$node")" = "$master" ] || others+=("$node")
+    done
+    start_bg holder -u "$(node_url "${others[0]}")" -k "$key" -c "while [ ! -e '$WORK/release' ]; do sleep 0.02; done"
+    wait_for "the holder" held_on "$master" "$key"
+    start_bg older -u "$(node_url "${others[1]}")" -k "$key" -w 60s --supersede --note "deploy 1" -- touch "$WORK/older-ran"
+    wait_for "the older deploy to wait" blocked_on "$master" 1
+    start_bg patient -u "$(node_url "${others[2]}")" -k "$key" -w 60s -c "echo patient >>'$WORK/order'"
+    wait_for "the patient waiter to wait" blocked_on "$master" 2
+    run_rlr -u "$(node_url "${others[3]}")" -k "$key" --status
+    expect_status 75 "--status of a held key"
+    expect_contains "$out" "; 2 waiting" "--status's line"
+    expect_contains "$out" "  1. $(hostname) pid $older (note: deploy 1), exclusive, --supersede, waiting for" "the first in line"
+    expect_contains "$out" "  2. $(hostname) pid $patient, exclusive, waiting for" "the second in line"
+    # Theirs, and the older deploy's as the newest with --supersede.
+    expect_eq "$(ncli "$master" hlen "{$key}:redlockrun:waiters")" 3 "the waiters' records, on the key's master"
+    start_bg newer -u "$(node_url "${others[3]}")" -k "$key" -w 60s --supersede --note "deploy 2" -c "echo newer >>'$WORK/order'"
+    exit_of "$older"
+    expect_eq "$?" 75 "the older deploy's status"
+    expect_contains "$(cat "$WORK/older.err")" "deploy 2" "the older deploy's message names the newer one"
+    [ -e "$WORK/older-ran" ] && fail "the superseded deploy ran"
+    wait_for "the newer deploy to wait" blocked_on "$master" 2
+    touch "$WORK/release"
+    for node in holder patient newer; do
+        exit_of "${!node}" || fail "$node failed: $(cat "$WORK/$node.err")"
+    done
+    expect_eq "$(tr '\n' ' ' <"$WORK/order")" "patient newer " "the order they ran in"
+    expect_eq "$(ncli "$master" exists "$key" "{$key}:redlockrun:queue")" 0 "nothing left locked or queued"
+    # What is left is the newest deploy's name, kept for a superseded one that comes back late.
+    expect_eq "$(ncli "$master" hkeys "{$key}:redlockrun:waiters")" "superseding:1" "the waiters' records"
+}
+
 check_no_overlap() {
     /usr/bin/python3 - "$WORK/records" <<'EOF' || fail "sections overlapped (above)"
 import sys

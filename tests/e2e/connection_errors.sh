@@ -212,7 +212,11 @@ test_a_waiter_told_noauth_says_the_server_needs_a_password() {
     wait "$!"
     expect_eq "$(cat "$WORK/waiter-status")" 69 "the waiter's status"
     # With $CI set, a line saying that it waits comes first.
-    expect_contains "$(cat "$WORK/waiter")" "redlockrun: cannot wait on the wake-up list {job}:redlockrun:wake: Redis at 127.0.0.1:$LATE_PORT needs a password, and none was given: give one with --password-file" "the waiter"
+    # Every waiter blocks on a wake-up list of its own, named after its waiter id; the first in line
+    # on the shared one too.
+    expect_contains "$(cat "$WORK/waiter")" "redlockrun: cannot wait on the wake-up lists {job}:redlockrun:wake:x-" "the waiter"
+    expect_contains "$(cat "$WORK/waiter")" " and {job}:redlockrun:wake: Redis at" "the waiter"
+    expect_contains "$(cat "$WORK/waiter")" ": Redis at 127.0.0.1:$LATE_PORT needs a password, and none was given: give one with --password-file" "the waiter: why"
     expect_not_contains "$(cat "$WORK/waiter")" "late secret" "the waiter"
 }
 

@@ -32,6 +32,25 @@ test_a_first_acquire_whose_reply_is_lost_leaves_no_lock() {
     expect_no_lock_left "acquire after"
 }
 
+# The acquire ran and found the lock held: it queued the run, which cannot know and ends with 69.
+# Its place must go with it: left until it lapsed (10 s), it would keep a run with -n out of the
+# free lock, and the waiters behind it waiting.
+test_a_first_acquire_whose_busy_reply_is_lost_leaves_no_place() {
+    start_bg holder -k lost -c "while [ ! -e '$WORK/release' ]; do sleep 0.02; done"
+    wait_for "the holder" lock_held lost
+    start_reset_proxy acquire after
+    RUN_RLR_LIMIT=30 run_rlr -u "redis://127.0.0.1:$PROXY_PORT" -k lost -w 30s -- touch "$WORK/ran"
+    expect_status 69
+    expect_eq "$(cat "$PROXY_READY.resets")" "acquire after" "the proxy reset the connection"
+    expect_eq "$(rcli zcard '{lost}:redlockrun:queue')" 0 "no place left in the queue"
+    expect_eq "$(rcli hlen '{lost}:redlockrun:waiters')" 0 "no waiter's record left"
+    touch "$WORK/release"
+    exit_of "$holder" || fail "the holder failed: $(cat "$WORK/holder.err")"
+    run_rlr -n -k lost -- true
+    expect_status 0 "a run with -n takes the free lock at once"
+    if [ -e "$WORK/ran" ]; then fail "the run whose reply was lost ran its command"; fi
+}
+
 test_a_first_acquire_lost_on_the_way_leaves_no_lock() {
     start_reset_proxy acquire before
     RUN_RLR_LIMIT=30 run_rlr -u "redis://127.0.0.1:$PROXY_PORT" -k lost -t 60s -- true

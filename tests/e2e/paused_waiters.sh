@@ -121,9 +121,12 @@ test_a_waiter_ended_by_a_signal_after_taking_a_wake_up_passes_it_on() {
         wait_for "the second waiter to block ($spoiler)" blocked_clients_are 2
         kill -STOP "$w1"
         if [ "$spoiler" = foreign ]; then
-            # A wake-up, and a key that no redlockrun may take, in one step.
+            # A wake-up on the first waiter's own list (it is first in the queue), and a key that
+            # no redlockrun may take, in one step.
+            local first
+            first=$(rcli zrange '{job}:redlockrun:queue' 0 0 | sed 's/^[0-9]*://')
             rcli eval "redis.call('SET', KEYS[1], 'not-a-timestamp')
-                       redis.call('RPUSH', KEYS[2], '1')" 2 job '{job}:redlockrun:wake' >/dev/null
+                       redis.call('RPUSH', KEYS[2], '1')" 2 job "{job}:redlockrun:wake:$first" >/dev/null
         else
             rcli script flush >/dev/null
             touch "$WORK/release-a"

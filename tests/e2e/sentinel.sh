@@ -365,6 +365,47 @@ test_waiters_queued_before_a_failover_acquire_after_it() {
     reconnect_master "$old_node"
 }
 
+# The queue is kept with the lock, in the key's companions: the waiters listed through the sentinels
+# are listed again after a failover, from the new master, in the same order; --supersede ends the
+# older deploy's wait there; they run in that order, one at a time.
+test_the_queue_and_supersede_across_a_failover() {
+    before_each || return
+    local old_node
+    old_node=$(master_node)
+    start_bg holder -t 3s -u "$URL" -k job -- bash "$SECTION" "$WORK/sections" holder "$WORK/done"
+    wait_for "the holder" lock_held job || return
+    start_bg older -t 3s -w 60s --supersede --note "deploy 1" -u "$URL" -k job -- touch "$WORK/older-ran"
+    wait_for "the older deploy to wait" blocked_clients_are 1 || return
+    start_bg patient -t 3s -w 60s -u "$URL" -k job -- bash "$SECTION" "$WORK/sections" patient 0.2
+    wait_for "the patient waiter to wait" blocked_clients_are 2 || return
+    run_rlr -u "$URL" -k job --status
+    local listed="  1. $(hostname) pid $older (note: deploy 1), exclusive, --supersede, waiting for"
+    expect_contains "$out" "; 2 waiting" "--status before the failover"
+    expect_contains "$out" "$listed" "--status before the failover"
+    expect_contains "$out" "  2. $(hostname) pid $patient, exclusive, waiting for" "--status before the failover"
+    keep_master_from_demotion "$old_node"
+    force_failover || return
+    run_rlr -u "$URL" -k job --status
+    expect_contains "$out" "; 2 waiting" "--status after the failover"
+    expect_contains "$out" "$listed" "--status after the failover"
+    expect_contains "$out" "  2. $(hostname) pid $patient, exclusive, waiting for" "--status after the failover"
+    start_bg newer -t 3s -w 60s --supersede --note "deploy 2" -u "$URL" -k job -- bash "$SECTION" "$WORK/sections" newer 0.2
+    exit_of "$older"
+    expect_eq "$?" 75 "the older deploy's status: $(cat "$WORK/older.err")"
+    expect_contains "$(cat "$WORK/older.err")" "deploy 2" "the older deploy's message names the newer one"
+    [ -e "$WORK/older-ran" ] && fail "the superseded deploy ran"
+    touch "$WORK/done"
+    local name
+    for name in holder patient newer; do
+        exit_of "${!name}"
+        expect_eq "$?" 0 "$name's status: $(cat "$WORK/$name.err")"
+    done
+    sections_never_overlap "$WORK/sections" 3
+    expect_eq "$(awk '$1 == "start" { printf "%s ", $3 }' "$WORK/sections")" "holder patient newer " "the order they ran in"
+    expect_eq "$(rcli exists job '{job}:redlockrun:queue')" 0 "nothing left locked or queued on the new master"
+    reconnect_master "$old_node"
+}
+
 # kill -9 of the master while a holder (--replicas 1) runs and two more wait: the sentinels promote
 # a replica. The holder either keeps its lock (its command's status) or loses it (76); the waiters
 # get the lock afterwards; never two commands at once. On a topology of its own: one node is gone.

@@ -31,10 +31,10 @@ SCRIPTS = os.path.join(ROOT, "src", "lock", "scripts")
 
 
 def script_sources():
-    """Each lock script as Redis sees it: the prelude (common.lua, then holders.lua) followed by the
+    """Each lock script as Redis sees it: the prelude (common.lua, holders.lua, then waiters.lua) followed by the
     script, as CMakeLists.txt embeds it."""
     prelude = b""
-    for part in ("common.lua", "holders.lua"):
+    for part in ("common.lua", "holders.lua", "waiters.lua"):
         with open(os.path.join(SCRIPTS, part), "rb") as f:
             prelude += f.read()
     sources = {}

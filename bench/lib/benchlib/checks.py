@@ -98,6 +98,11 @@ def _numbers(results: dict, tools: list) -> list:
         largest = str(max(results["scale"]["waiters"]))
         wanted.append(("figure 6", results["scale"]["rows"].get(REDLOCKRUN, {}).get(largest, {})
                        .get("requests_per_acquisition"), "redlockrun's requests at the largest W"))
+        if REDLOCKRUN in results["scale"]["rows"]:
+            superseding = results["scale"].get("superseding") or {}
+            wanted += [("figure 6", superseding.get(str(w), {}).get("requests_per_run"),
+                        f"redlockrun --supersede's requests with {w} runs")
+                       for w in results["scale"]["waiters"]]
     if "memory" in results:
         wanted += [("figure 7", results["memory"]["rows"].get(n, {}).get("peak_rss_mib"), n)
                    for n in names]
@@ -238,6 +243,21 @@ def _idle_problems(figure) -> list:
     return found
 
 
+def superseding_problems(waiters: int, cell: dict) -> list:
+    """What went wrong in a --supersede burst of `waiters` runs: each but the last superseded, the
+    holder's and the last one's sections run, one after the other, and nothing else."""
+    problems = []
+    if cell.get("superseded") != waiters - 1:
+        problems.append(f"{cell.get('superseded')} of {waiters - 1} runs superseded")
+    if cell.get("ran") != 2:
+        problems.append(f"{cell.get('ran')} sections run, not 2 (the holder's and the newest's)")
+    for name in ("failures", "overlaps"):
+        if cell.get(name):
+            problems.append(f"{cell[name]} {name}")
+    if cell.get("timed_out"):
+        problems.append("timed out")
+    return problems
+
 def _memory_problems(figure) -> list:
     """Figure 7 reads the peak RSS after renewals: a redlockrun run that renewed nothing read it
     too early to say what renewing costs."""
@@ -264,6 +284,9 @@ def problems(results: dict, tools: list) -> list:
     found += _shared_problems(results.get("shared"))
     found += _idle_problems(results.get("load"))
     found += _memory_problems(results.get("memory"))
+    found += [f"figure 6: redlockrun --supersede with {w} runs: {problem}"
+              for w, cell in results.get("scale", {}).get("superseding", {}).items()
+              for problem in superseding_problems(int(w), cell)]
     for name, row in results.get("high_availability", {}).get("rows", {}).items():
         if row.get("failures"):
             found.append(f"figure 9: {name}: {row['failures']} of {row['runs']} runs failed; "

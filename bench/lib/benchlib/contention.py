@@ -204,3 +204,56 @@ def burst(bench, tool, waiters: int, count: bool = False, holder=None) -> dict:
     result.update(_handoffs(tool, records, launches))
     result.update(_requests(monitor, len(records)))
     return result
+
+
+# The exit status of a run that a newer one with --supersede ended as it waited.
+SUPERSEDED = 75
+
+
+def superseding_burst(bench, tool, waiters: int) -> dict:
+    """One holder holds the lock while W runs of `tool` (redlockrun --supersede) come one after the
+    other, each once the one before it waits: each one supersedes the one before it, which gives
+    up with 75. Then the holder lets go, and the last one takes the lock. Its requests are counted
+    (MONITOR), over the W + 1 runs: requests per run. A run that ends otherwise than as the newest
+    (running) or as a superseded one (75) is a failure."""
+    key = bench.key(f"{tool.name}-superseding-{waiters}")
+    log = CriticalSectionLog(bench.helper, bench.workdir / f"{key}.log", bench.settings.hold_us)
+    gate = Path(bench.workdir / f"{key}.gate")
+    holding = bench.workdir / f"{key}.holder"
+    hold_until_gate = 'touch "$1"; while [ ! -e "$2" ]; do sleep 0.01; done; shift 2; exec "$@"'
+    limit = bench.settings.run_time_limit_s
+    blocked = lambda: int(bench.redis.info_field("clients", "blocked_clients") or 0)  # noqa: E731
+    processes, waiting = [], []
+    timed_out = False
+    with MonitorRecording(bench.redis) as monitor:
+        try:
+            processes.append(bench.launcher.start(tool.argv(key, [
+                "sh", "-c", hold_until_gate, "sh", str(holding), str(gate),
+                *log.command("holder")])))
+            wait_until(holding.exists, limit)
+            for waiter in range(waiters):
+                process = bench.launcher.start(tool.argv(key, log.command(waiter)))
+                processes.append(process)
+                waiting.append(process)
+                # The one before it has given up, and this one waits.
+                if not wait_until(lambda: blocked() == 1 and all(
+                        p.poll() is not None for p in waiting[:-1]), limit, 0.005):
+                    timed_out = True
+                    break
+            gate.touch()
+            timed_out = timed_out or not wait_until(
+                lambda: all(p.poll() is not None for p in processes), limit, 0.01)
+        finally:
+            stop_all(processes)
+    records = log.records()
+    statuses = [p.returncode for p in waiting]
+    superseded = sum(1 for status in statuses if status == SUPERSEDED)
+    result = {"runs": waiters + 1, "superseded": superseded, "ran": len(records),
+              "timed_out": timed_out,
+              "failures": sum(1 for status in [processes[0].returncode, *statuses]
+                              if status not in (0, SUPERSEDED))}
+    result.update(handoffs(records))
+    client, inside = monitor.counts()
+    result.update({"requests": client, "requests_per_run": client / (waiters + 1),
+                   "script_commands_per_run": inside / (waiters + 1)})
+    return result

@@ -32,8 +32,9 @@ def prepare(workdir: Path, redis) -> list:
     # Built as redlockrun is (CMakeLists.txt): a hardened PIE, with the shared C library. What
     # redlockrun then costs beyond it is its own work and its other libraries.
     binary = compile_helper(SOURCE, workdir / "protocol-floor", "cc", [HARDENED])
-    # The prelude as CMakeLists.txt embeds it: common.lua, then holders.lua.
-    prelude = "".join((SCRIPTS / part).read_text() for part in ("common.lua", "holders.lua"))
+    # The prelude as CMakeLists.txt embeds it: common.lua, holders.lua, then waiters.lua.
+    prelude = "".join((SCRIPTS / part).read_text()
+                      for part in ("common.lua", "holders.lua", "waiters.lua"))
     shas = []
     for name in ("acquire", "release"):
         text = prelude + (SCRIPTS / f"{name}.lua").read_text()

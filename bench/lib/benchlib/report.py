@@ -4,6 +4,7 @@ from .floor import LIBRARY_NAME as LIBRARY_FLOOR
 from .floor import NAME as FLOOR
 from .other_servers import ORIGIN
 from .peers import FLOCK_SECTION, FLOOR_TO_RUN, HOLD, HOLD_TO_RUN, MIXED, SECTION_TO_FLOCK
+from .checks import superseding_problems
 from .targets import judge, signed, spread
 
 FLOCK = "flock(1)"
@@ -116,16 +117,11 @@ def _uncontended(figure: dict) -> list:
                   "half of the same difference taken round by round, over flock(1)'s time in "
                   f"that round): {_x(beyond['vs_flock'])} flock(1){rounds}, "
                   f"{_ms(beyond['ms'])}.", ""]
-    hold = figure.get("hold_vs_plain_run")
-    if hold:
-        rounds = spread(hold.get("middle_half"), "rounds' middle half")
-        lines += [f"`{HOLD}` over a plain run (`redlockrun -k KEY true`) of the same rounds: "
-                  f"{_x(hold['ratio'])}{rounds}.", ""]
-    metrics = figure.get("metrics_vs_plain_run")
-    if metrics:
-        rounds = spread(metrics.get("middle_half"), "rounds' middle half")
-        lines += ["`redlockrun --metrics-file` (each run counting itself into one file) over a "
-                  f"plain run of the same rounds: {_x(metrics['ratio'])}{rounds}.", ""]
+    lines += _over_plain_run(figure.get("hold_vs_plain_run"),
+                             f"`{HOLD}` over a plain run (`redlockrun -k KEY true`)")
+    lines += _over_plain_run(figure.get("metrics_vs_plain_run"),
+                             "`redlockrun --metrics-file` (each run counting itself into one file) "
+                             "over a plain run")
     beyond_file_work = figure.get("metrics_vs_file_work")
     if beyond_file_work:
         rounds = spread(beyond_file_work.get("middle_half"), "rounds' middle half")
@@ -136,6 +132,15 @@ def _uncontended(figure: dict) -> list:
                   "a plain run plus that file work, from the medians: "
                   f"{_x(beyond_file_work['ratio'])}{rounds}.", ""]
     return lines
+
+
+def _over_plain_run(ratio: dict, what: str) -> list:
+    """A paragraph of figure 1: `what` of the same rounds, as `ratio` (a ratio and its rounds'
+    middle half) gives it; none without a ratio."""
+    if not ratio:
+        return []
+    rounds = spread(ratio.get("middle_half"), "rounds' middle half")
+    return [f"{what} of the same rounds: {_x(ratio['ratio'])}{rounds}.", ""]
 
 
 def _round_trips(figure: dict) -> list:
@@ -272,12 +277,25 @@ def _scale(figure: dict) -> list:
     broken = [f"{name} at {w}: {cell['overlaps']} overlaps, {cell['failures']} failures"
               for name, cells in figure["rows"].items() for w, cell in cells.items()
               if cell["overlaps"] or cell["failures"] or cell["timed_out"]]
+    superseding = figure.get("superseding") or {}
+    newest = [[waiters, _num(cell.get("requests_per_run")), cell.get("superseded"), cell.get("ran")]
+              for waiters, cell in superseding.items()]
+    broken += [f"--supersede at {w}: {problem}" for w, cell in superseding.items()
+               for problem in superseding_problems(int(w), cell)]
     return ["## 6. Scale", "",
             "W waiters queue behind one holder, which then lets go; they take the lock one after "
             "the other. Requests per acquisition: all requests of the holder and the waiters "
             "÷ (W + 1). etcdctl and the SETNX script are not run at this scale (hundreds of Go "
             "processes, or of shells forking redis-cli, would measure the 2 cores, not the lock).",
-            "", *_table(header, table), *(["Problems: " + "; ".join(broken), ""] if broken else [])]
+            "", *_table(header, table),
+            *(["`redlockrun --supersede`: W runs come one after the other behind one holder, each "
+               "once the one before it waits, and each supersedes the one before it (which gives "
+               "up with 75); the holder then lets go, and the last one runs. Requests per run: all "
+               "requests of the holder and the W runs ÷ (W + 1).", "",
+               *_table(["runs (W)", "requests per run", "superseded", "sections run"], newest)]
+              if newest else []),
+            *(["Problems: " + "; ".join(broken), ""] if broken else [])]
+
 
 
 def _memory(figure: dict) -> list:

@@ -236,6 +236,10 @@ def judge(results: dict) -> list:
     at200 = _at(results, "scale", "rows", REDLOCKRUN, "200", "requests_per_acquisition")
     rows.append(("≤ 5 Redis requests per acquisition at N = 200", _fmt(at200),
                  _verdict(None if at200 is None else at200 <= 5)))
+    for runs in ("8", "200"):
+        value = _at(results, "scale", "superseding", runs, "requests_per_run")
+        rows.append((f"`--supersede`: ≤ 5 Redis requests per run, {runs} runs each superseding "
+                     "the one before", _fmt(value), _verdict(None if value is None else value <= 5)))
 
     idle = _at(results, "load", "idle", REDLOCKRUN, "requests_per_second")
     rows.append(("An idle waiter sends ≤ 1 request per second", _fmt(idle, "/s"),

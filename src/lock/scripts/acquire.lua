@@ -6,22 +6,26 @@
 -- in ms (0: --no-renew), kept in its record for the messages of those who find the lock held,
 -- ARGV[12] the holder's note (--note; '': none), kept in its record as it is, any bytes,
 -- ARGV[13] '1' for a hold (--hold: its pid is the hold's owner's), '' for a run,
--- ARGV[14] '1' for an exclusive waiter that has asked before, within its place's time, and was
--- never queued: it came before everyone in the queue.
+-- ARGV[14] how long -w has left, in ms ('': no -w), ARGV[15] '1' for --supersede, ARGV[16] when
+-- this waiter first asked, as an earlier busy answer gave it ('' for a first request): its record
+-- keeps it even if it lapsed meanwhile (a waiter paused past its place's time).
 -- {'granted', value, fence, validity_ms, now_ms, slot}: slot is a semaphore holder's place, 0 to
 --   N - 1, unique among the key's live holders ('' for an exclusive or a shared holder)
 -- | {'busy', remaining_ms, host, pid, fence, limit ('' if exclusive), holders, recheck_ms, ahead,
---    held_ms, renew_ms, ended_ago_ms, note, queued, took_ms, took_count}:
+--    held_ms, renew_ms, ended_ago_ms, note, queued, took_ms, took_count, position, in_line,
+--    since_us}:
 --   recheck_ms is when to ask again at the latest, as nothing may wake a waiter then (a --min-hold
 --   time); ahead is 0, or, where the lock would let this request in but for the waiters queued
 --   before it, how many are queued before it (remaining_ms is then when the first of them loses
 --   its place if it does not ask again); held_ms, renew_ms and ended_ago_ms are how long ago
 --   the holder was granted the lock, how often it renews it ('0': never) and how long ago its
 --   command ended (--min-hold keeps it held), each '' where not known; note is the holder's
---   --note, '' for none; queued is '1' if this waiter is in the queue now, '' if it is not (an
---   exclusive waiter with no one queued, which blocks on the shared wake-up list, or a run that
---   does not wait); took_ms and took_count are the median of the last holds' durations and how
---   many there are ('' for none yet)
+--   --note, '' for none; queued is '1' if this waiter is in the queue now, '' if it is not (a
+--   run that does not wait); took_ms and took_count are the median of the last holds' durations and how
+--   many there are ('' for none yet); position is this waiter's place in line (1: served next;
+--   '' for a run that does not wait), in_line how many wait, since_us when it first asked
+-- | {'superseded', host, pid, note}: a newer waiter with --supersede (that one) ended this one's
+--   wait; it has left the queue, and passed on any wake-up it was sent
 -- | {'foreign', type} | {'mismatch', limit}: the holders use another limit, or one of shared
 -- holders and a semaphore meets the other ('shared' or N: theirs; nothing written)
 -- | {'exhausted', last_fence}: the fence counter is too large to count on exactly
@@ -41,8 +45,74 @@ local as_queued = string.format('%017d:%s', 0, exclusive and 'x-' or (shared and
 local renew_ms = tonumber(ARGV[11]) or 0
 local note = ARGV[12] or ''
 local is_hold = ARGV[13] == '1'
-local senior = exclusive and ARGV[14] == '1'
 local hold_until = min_hold_ms > 0 and now_ms + min_hold_ms or 0
+local supersede = ARGV[15] == '1'
+-- A run that waits has a record among the waiters (waiters.lua); `mine` is it, read or new.
+local waits = keep_ms > 0 and waiters_key ~= nil
+local waiters, mine = {}, nil
+local now_us = tonumber(time[1]) * 1000000 + tonumber(time[2])
+if waits then
+  if supersede then
+    -- --supersede needs the waiters' records: an ACL user that may not keep them is refused before
+    -- anything is written (save_waiter()).
+    redis.call('PTTL', waiters_key)
+  end
+  -- Only a waiter with --supersede reads every record; others, theirs and their mode's newest.
+  waiters = supersede and live_waiters()
+            or these_waiters({waiter_id, superseding_prefix .. ARGV[8]})
+  mine = waiters[waiter_id]
+  if not mine then
+    local since = tonumber(ARGV[16] or '')
+    mine = {since_us = string.format('%d', since and since <= now_us and since or now_us),
+            host = ARGV[5], pid = ARGV[6], mode = ARGV[8], supersede = supersede and 1 or nil,
+            hold = is_hold and 1 or nil, note = note ~= '' and note or nil}
+    if tonumber(ARGV[14] or '') then
+      mine.deadline_ms = now_ms + tonumber(ARGV[14])
+    end
+  end
+end
+
+-- The answer to a waiter that a newer one superseded (superseded_by()), once it has left the
+-- queue and passed on what it may have been given; nil for one that was not.
+local function superseded()
+  if not mine then
+    return nil
+  end
+  local by = superseded_by(waiters, waiter_id, mine)
+  if not by then
+    return nil
+  end
+  drop_waiter(waiter_id)
+  local _, member = place_in(live_queue(), waiter_id)
+  pass_on(member, waiter_id)
+  return {'superseded', by.host or '', by.pid or '', by.note or ''}
+end
+
+-- A waiter with --supersede that has to wait ends the earlier ones of its mode that asked for it
+-- too (supersede_earlier()): only once any grant of its own was looked for (an answer lost on the
+-- way back must not supersede anyone), and once in a request. `only_if_behind`: only if such an
+-- earlier one waits, which it would otherwise wait behind (the lock may be free).
+local superseding_done = false
+local function supersede_if_waiting(only_if_behind)
+  if superseding_done or not mine or not supersede then
+    return
+  end
+  if only_if_behind then
+    local behind = false
+    for other_id, other in pairs(waiters) do
+      if other_id ~= waiter_id and other.supersede and other.mode == mine.mode
+          and not superseded_by(waiters, other_id, other)
+          and came_before(other, other_id, mine, waiter_id) then
+        behind = true
+      end
+    end
+    if not behind then
+      return
+    end
+  end
+  superseding_done = true
+  supersede_earlier(waiters, live_queue(), waiter_id, mine)
+end
 
 local lock = read_lock()
 if lock.state == 'foreign' then
@@ -85,24 +155,39 @@ local function note_of(holder_note)
   return type(holder_note) == 'string' and holder_note or ''
 end
 
--- A waiter keeps its place in the queue while anything keeps it out. An exclusive one queues only
--- where modes meet (`mixed`: shared or semaphore holders hold the key), or behind queued waiters.
+-- A waiter keeps its place in the queue, and its record, while anything keeps it out.
 local function busy(remaining, host, pid, fence, semaphore_limit, holders, recheck, ahead, times,
-                    holder_note, mixed)
-  local queued = ''
+                    holder_note)
+  local gone = superseded()
+  if gone then
+    return gone
+  end
+  supersede_if_waiting(false)
+  local queued, position, in_line = '', '', ''
   if keep_ms > 0 then
+    -- Every waiter queues, exclusive ones too, so that the line is the order of service (an
+    -- exclusive waiter of an earlier version, which may not, blocks on the shared wake-up list).
+    local _, member = place_in(live_queue(), waiter_id)
+    enqueue(member, waiter_id, keep_ms)
+    queued = '1'
     local queue = live_queue()
-    local _, member = place_in(queue, waiter_id)
-    if not exclusive or member or mixed or #queue > 0 then
-      enqueue(member, waiter_id, keep_ms, senior and queue[1] or nil)
-      queued = '1'
+    if mine then -- a caller that names no waiters' hash (KEYS[8]) keeps no record
+      mine.kept_ms = now_ms + keep_ms
+      save_waiter(waiters, waiter_id, mine, #queue, supersede)
     end
+    local line = waiting_line(waiters, queue)
+    for i, waiter in ipairs(line) do
+      if waiter.id == waiter_id then
+        position = string.format('%d', i)
+      end
+    end
+    in_line = string.format('%d', #line)
   end
   times = times or {'', '', ''}
   local took = duration_summary()
   return {'busy', remaining, host, pid, fence, semaphore_limit or '', holders or 0,
           recheck or remaining, ahead or 0, times[1], times[2], times[3], note_of(holder_note),
-          queued, took[1] or '', took[3] or ''}
+          queued, took[1] or '', took[3] or '', position, in_line, mine and mine.since_us or ''}
 end
 
 -- An exclusive redlockrun holder.
@@ -144,13 +229,17 @@ if held then
   end
 end
 
+-- A waiter that was superseded never takes the lock, even when it was woken to.
+local gone = superseded()
+if gone then
+  return gone
+end
+supersede_if_waiting(true)
+
 -- The lock goes to the waiters in the order they came: this request only if it may hold it
 -- together with the holders and every waiter queued before it (admissible()).
 local queue = live_queue()
 local ahead, member = place_in(queue, waiter_id)
-if senior and not member then
-  ahead = 0 -- it came before everyone queued
-end
 local holding = held and holding_of(owner[6], count) or {kind = 'free'}
 local together = {}
 for i = 1, ahead do
@@ -165,8 +254,12 @@ if woken <= ahead or not fits then
     remaining = first.expiry_ms - now_ms
     recheck = semaphore_recheck_at(holders) - now_ms
   elseif ahead > 0 then
-    -- It would go in, but the waiters ahead have been woken to take the lock first: ask again
-    -- when the first of them would lose its place.
+    -- It would go in, but the waiters ahead may take the lock first: they are woken (again: one
+    -- that was woken and killed before it asked never will, and must not leave the rest asleep
+    -- until their timeouts), and this one asks again when the first of them loses its place, 1 s
+    -- after a wake-up at the latest (woken_place_ms). Wake-ups do not pile up: a waiter's list
+    -- holds one at most, and a grant deletes it.
+    wake_first(queue, math.min(woken, ahead))
     remaining = tonumber(redis.call('ZSCORE', queue_key, queue[1])) - now_ms
     kept_for = ahead
   else
@@ -175,7 +268,7 @@ if woken <= ahead or not fits then
   first = first or {}
   return busy(remaining, first.host or '', first.pid or '', first.fence or '',
               held and owner[6] or (not exclusive and held_as or ''), count, recheck, kept_for,
-              times_of(first.acquired_ms, first.renew_ms, first.ended_ms), first.note, held)
+              times_of(first.acquired_ms, first.renew_ms, first.ended_ms), first.note)
 end
 
 local fence, refusal = next_fence()
@@ -183,6 +276,7 @@ if not fence then
   return refusal
 end
 leave_queue(member, waiter_id)
+drop_waiter(waiter_id)
 
 if exclusive then
   local value, expiry = write_lock_at(lease_end(ttl_ms, hold_until), unit)

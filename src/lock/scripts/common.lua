@@ -2,7 +2,7 @@
 -- is appended to them.
 -- KEYS[1] the lock key: a bare decimal Unix time at which the lock expires
 -- KEYS[2] owner hash   KEYS[3] fence counter   KEYS[4] wake-up list
--- KEYS[5] the queue of a semaphore's waiters (--limit): a sorted set of 'ARRIVAL:ID' members, each
+-- KEYS[5] the queue of the waiters: a sorted set of 'ARRIVAL:ID' members, each
 --         scored with the time until which that waiter keeps its place without asking again. A
 --         queued waiter blocks on a wake-up list of its own, KEYS[4] .. ':' .. ID, in the same slot.
 --         Named here, not in KEYS: a release wakes the waiters the queue holds first, unknown to
@@ -12,10 +12,12 @@
 --         which expires once each of them has renewed, or would have.
 -- KEYS[7] how long the last holds took: a list of up to hold_durations_kept durations in ms, the
 --         latest first, which expires with the fence counter (7 days after the last release).
+-- KEYS[8] who waits: a hash of waiter ID -> a JSON record {since_us, kept_ms, host, pid, mode,
+--         deadline_ms, note, supersede, hold, by} (holders.lua, "Waiters").
 -- ARGV[1] the database: selected here too, so that a failed SELECT on the connection cannot make a
 --         script act on another database.
-local lock_key, owner_key, fence_key, wake_key, queue_key, broken_key, durations_key = KEYS[1],
-  KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local lock_key, owner_key, fence_key, wake_key, queue_key, broken_key, durations_key,
+  waiters_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
 if ARGV[1] ~= '0' then
   redis.call('SELECT', ARGV[1])
 end

@@ -148,13 +148,18 @@ end
 -- that sorting them gives the order they came in. A waiter's ID begins with its mode: 'x-'
 -- exclusive, 's-' shared, 'nN-' a place of a semaphore of N (--limit N). An ID without one is a
 -- semaphore waiter's of an earlier version, whose N is not known.
--- Exclusive waiters queue here only where modes meet: behind shared or semaphore holders, or
--- behind other queued waiters. Waiting for an exclusive holder with no one queued, they block on
--- the shared wake-up list (KEYS[4]) as earlier versions did, where a release wakes the one that
--- has waited longest, and Redis passes over a waiter that was killed: a queued waiter that was
--- killed keeps its place until it lapses (woken_place_ms after a wake-up, otherwise the time its
--- last request asked for: 10 s). An exclusive waiter that has never been queued came before everyone
--- queued since; when it must queue, it goes to the head of the queue.
+-- Every waiter that waits is queued, and blocks on a wake-up list of its own, where a release
+-- wakes the waiters it lets in. A queued waiter that was killed keeps its place until it lapses
+-- (woken_place_ms after a wake-up, otherwise the time its last request asked for: 10 s), and
+-- sleeps on a wake-up sent to it. So an exclusive waiter that its last answer put first or second
+-- in line also blocks on the shared wake-up list (KEYS[4]), where a release leaves one token and
+-- Redis gives it to the live waiter that has blocked longest, passing over a killed one: the
+-- first in line most often, or the second when the first was killed. That one finds the lock free
+-- but for the waiters ahead, wakes them again, and asks again once the first one's woken second
+-- is over (acquire.lua). Others learn at their next request (5 s at most), and the same follows.
+-- Only the first two: Redis's order of blocked waiters is not the queue's, and every waiter the
+-- token reaches out of turn costs two requests. Earlier versions' exclusive waiters blocked on the
+-- shared list alone while no one was queued.
 
 -- The waiters still in the queue, in arrival order. A waiter that let its place lapse (paused,
 -- killed, or partitioned away) is dropped, so that it cannot hold up the rest. A queue key of
@@ -196,17 +201,13 @@ local function place_in(queue, id)
   return #queue, nil
 end
 
--- Keeps waiter `id` in the queue until now + keep_ms, in its place, or, if new, at the end, or
--- just before the member `before` (an exclusive waiter that came before everyone queued).
-local function enqueue(member, id, keep_ms, before)
+-- Keeps waiter `id` in the queue until now + keep_ms, in its place, or, if new, at the end.
+local function enqueue(member, id, keep_ms)
   if keep_ms <= 0 or not queue_key then
     return
   end
   if not member then
     local arrival = tonumber(time[1]) * 1000000 + tonumber(time[2])
-    if before then
-      arrival = math.min(arrival, tonumber(string.match(before, '^(%d+):')) - 1)
-    end
     member = string.format('%017d:%s', arrival, id)
   end
   local _, wrong_type = call_unless_wrongtype('ZADD', queue_key, now_ms + keep_ms, member)

@@ -27,7 +27,7 @@ if mode ~= '1' then
   holders[token] = nil
   count = count - 1
   if count == 0 then
-    push_wake() -- for an exclusive waiter that is not queued, on the shared list
+    push_wake() -- for the exclusive waiters, which block on the shared list too
     redis.call('DEL', lock_key, owner_key)
     wake_admissible({kind = 'free'})
   else
@@ -54,7 +54,7 @@ if command_ran and hold_until > now_ms then
 end
 -- The wake-up token first: should pushing it fail, the script stops before it has deleted
 -- anything, and the caller's "could not release" is true.
-push_wake() -- for an exclusive waiter that is not queued, on the shared list
+push_wake() -- for the exclusive waiters, which block on the shared list too
 wake_admissible({kind = 'free'}) -- the first waiter, or the shared ones at the queue's head
 redis.call('DEL', lock_key, owner_key)
 return {'released'}

@@ -1,7 +1,8 @@
 -- status (reads only): {now_ms, type, value, owner value, last fence, limit, took median_ms,
 -- took longest_ms, took count, n, then for each of the
 -- n holders: host, pid, fence, acquired_ms, expires_ms, hold_until_ms, ended_ms, renew_ms, note,
--- hold, slot}.
+-- hold, slot; then w, and for each of the w waiters in the order they will be served: host, pid,
+-- mode ('1', 'shared' or N), since_ms, deadline_ms, note, supersede, hold}.
 -- renew_ms is how often the holder renews: '0' for --no-renew, '' where the record does not say;
 -- note is the holder's --note as it was written, '' for none; hold is '1' for a hold (--hold),
 -- whose pid is its owner's, '' for a run; slot is a semaphore holder's (REDLOCKRUN_SLOT), ''
@@ -109,5 +110,42 @@ for _, holder in ipairs(holders) do
   for _, field in ipairs(holder) do
     table.insert(answer, field)
   end
+end
+
+-- The waiters, in the order they will be served (waiting_line(), read without writing): the live
+-- members of the queue, with their live records; a member without one is a waiter of an earlier
+-- version, whose mode its ID tells.
+local entries = read_or_nothing(queue_key and redis.pcall('ZRANGE', queue_key, 0, -1, 'WITHSCORES'))
+                or {}
+local queue = {}
+for i = 1, #entries, 2 do
+  if tonumber(entries[i + 1]) > now_ms then
+    queue[#queue + 1] = entries[i]
+  end
+end
+table.sort(queue)
+local records = read_or_nothing(waiters_key and redis.pcall('HGETALL', waiters_key)) or {}
+local waiters = {}
+for i = 1, #records, 2 do
+  local ok, record = pcall(cjson.decode, records[i + 1])
+  if ok and type(record) == 'table' and tonumber(record.kept_ms)
+      and tonumber(record.kept_ms) > now_ms and tonumber(record.since_us) then
+    waiters[records[i]] = record
+  end
+end
+local line = waiting_line(waiters, queue)
+table.insert(answer, #line)
+for _, waiter in ipairs(line) do
+  local record, mode, n = waiter.record, mode_of(waiter.id)
+  local since = tonumber(record.since_us)
+  table.insert(answer, type(record.host) == 'string' and record.host or '')
+  table.insert(answer, type(record.pid) == 'string' and record.pid or '')
+  table.insert(answer, type(record.mode) == 'string' and record.mode
+                       or (mode == 'x' and '1' or (mode == 's' and 'shared' or tostring(n or ''))))
+  table.insert(answer, since and string.format('%d', math.floor(since / 1000)) or '')
+  table.insert(answer, time_text(record.deadline_ms))
+  table.insert(answer, type(record.note) == 'string' and record.note or '')
+  table.insert(answer, record.supersede == 1 and '1' or '')
+  table.insert(answer, record.hold == 1 and '1' or '')
 end
 return answer

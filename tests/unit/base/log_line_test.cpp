@@ -1,6 +1,7 @@
 #include "base/log_line.hpp"
 
 #include <doctest/doctest.h>
+
 #include <syslog.h>
 
 using namespace redlockrun;

@@ -158,12 +158,28 @@ TEST_CASE("answers: grants and renewals say the server's time, where the script 
 }
 
 TEST_CASE("answers: status snapshot of an exclusive lock") {
-    auto snapshot = decode_status(
-        array({bulk("1763812345678"), bulk("string"), bulk("1763812375678"), bulk("1763812375678"),
-               bulk("9"), bulk(""), bulk(""), bulk(""), bulk(""), integer(1), bulk("web1"),
-               bulk("42"), bulk("9"),
-               bulk("1763812340000"), bulk("1763812375678"), bulk(""), bulk(""), bulk("10000"),
-               bulk("deploy 42\n\x1b"), bulk("1"), bulk("")}));
+    auto snapshot = decode_status(array({bulk("1763812345678"),
+                                         bulk("string"),
+                                         bulk("1763812375678"),
+                                         bulk("1763812375678"),
+                                         bulk("9"),
+                                         bulk(""),
+                                         bulk(""),
+                                         bulk(""),
+                                         bulk(""),
+                                         integer(1),
+                                         bulk("web1"),
+                                         bulk("42"),
+                                         bulk("9"),
+                                         bulk("1763812340000"),
+                                         bulk("1763812375678"),
+                                         bulk(""),
+                                         bulk(""),
+                                         bulk("10000"),
+                                         bulk("deploy 42\n\x1b"),
+                                         bulk("1"),
+                                         bulk(""),
+                                         integer(0)}));
     REQUIRE(snapshot);
     CHECK(snapshot->now_ms == 1763812345678);
     CHECK(snapshot->type == "string");
@@ -184,11 +200,13 @@ TEST_CASE("answers: status snapshot of an exclusive lock") {
     CHECK(holder.note == "deploy 42\n\x1b"); // as it was written: escaped where it is shown
     CHECK(holder.hold);                      // a hold's record
     CHECK(holder.slot.empty());              // an exclusive lock's holder has none
+    CHECK(snapshot->waiters.empty());
 }
 
 TEST_CASE("answers: status snapshot of a free lock and of a semaphore") {
-    auto free = decode_status(array({bulk("1763812345678"), bulk("none"), bulk(""), bulk(""),
-                                     bulk(""), bulk(""), bulk(""), bulk(""), bulk(""), integer(0)}));
+    auto free =
+        decode_status(array({bulk("1763812345678"), bulk("none"), bulk(""), bulk(""), bulk(""),
+                             bulk(""), bulk(""), bulk(""), bulk(""), integer(0), integer(0)}));
     REQUIRE(free);
     CHECK(free->type == "none");
     CHECK(free->holders.empty());
@@ -204,7 +222,12 @@ TEST_CASE("answers: status snapshot of a free lock and of a semaphore") {
                bulk("1"),
                // the second one's runs, and its record says neither how it renews nor why
                bulk("web2"), bulk("42"), bulk("12"), bulk("1763812345000"), bulk("1763812375678"),
-               bulk(""), bulk(""), bulk(""), bulk(""), bulk("1"), bulk("0")}));
+               bulk(""), bulk(""), bulk(""), bulk(""), bulk("1"), bulk("0"),
+               // two waiters, in the order they will be served: a hold with --supersede that
+               // gives up at a -w deadline, and one of an earlier version, queued with no record
+               integer(2), bulk("web3"), bulk("43"), bulk("3"), bulk("1763812341000"),
+               bulk("1763812941000"), bulk("deploy 43"), bulk("1"), bulk("1"), bulk(""), bulk(""),
+               bulk("3"), bulk(""), bulk(""), bulk(""), bulk(""), bulk("")}));
     REQUIRE(semaphore);
     CHECK(semaphore->limit == 3);
     REQUIRE(semaphore->holders.size() == 2);
@@ -224,6 +247,23 @@ TEST_CASE("answers: status snapshot of a free lock and of a semaphore") {
     CHECK(semaphore->took_median_ms == 61000);
     CHECK(semaphore->took_longest_ms == 300000);
     CHECK(semaphore->took_count == 20);
+    REQUIRE(semaphore->waiters.size() == 2);
+    const WaiterRecord& first = semaphore->waiters[0];
+    CHECK(first.waiter.host == "web3");
+    CHECK(first.waiter.pid == "43");
+    CHECK(first.mode == "3");
+    CHECK(first.since_ms == 1763812341000);
+    CHECK(first.deadline_ms == 1763812941000);
+    CHECK(first.note == "deploy 43");
+    CHECK(first.supersede);
+    CHECK(first.hold);
+    const WaiterRecord& older = semaphore->waiters[1];
+    CHECK(older.waiter.host.empty());
+    CHECK(older.mode == "3");
+    CHECK_FALSE(older.since_ms.has_value());
+    CHECK_FALSE(older.deadline_ms.has_value());
+    CHECK_FALSE(older.supersede);
+    CHECK_FALSE(older.hold);
 }
 
 TEST_CASE("answers: a semaphore's grant names its slot, and other grants none") {
@@ -259,8 +299,14 @@ TEST_CASE("answers: a status whose holders do not add up is refused") {
                                   bulk(""),
                                   count};
     };
-    const auto with = [](std::vector<Reply> elements, size_t fields) {
+    // `fields` fields of holders, then `waiters` waiters and `waiter_fields` fields of theirs.
+    const auto with = [](std::vector<Reply> elements, size_t fields, Reply waiters = integer(0),
+                         size_t waiter_fields = 0) {
         for (size_t i = 0; i < fields; ++i) {
+            elements.push_back(bulk("1"));
+        }
+        elements.push_back(std::move(waiters));
+        for (size_t i = 0; i < waiter_fields; ++i) {
             elements.push_back(bulk("1"));
         }
         return array(std::move(elements));
@@ -275,6 +321,13 @@ TEST_CASE("answers: a status whose holders do not add up is refused") {
     CHECK_FALSE(decode_status(with(header(integer(0), "0"), 0)));
     CHECK_FALSE(decode_status(with(header(integer(0), "three"), 0)));
     CHECK(decode_status(with(header(integer(0), "3"), 0))->limit == 3);
+    CHECK(decode_status(with(header(integer(1)), 11, integer(2), 16))->waiters.size() == 2);
+    CHECK_FALSE(decode_status(with(header(integer(1)), 11, integer(2), 15)));
+    CHECK_FALSE(decode_status(with(header(integer(1)), 11, integer(2), 17)));
+    CHECK_FALSE(decode_status(with(header(integer(0)), 0, integer(-1), 0)));
+    CHECK_FALSE(decode_status(with(header(integer(0)), 0, bulk("x"), 0)));
+    // A reply of an earlier version's script, which has no waiter count, is not this one's.
+    CHECK_FALSE(decode_status(array(header(integer(0)))));
     auto status = decode_status(with(header(integer(0)), 0));
     REQUIRE(status);
     status = decode_status(
@@ -565,8 +618,8 @@ TEST_CASE("answers: what --break ended, and a holder's loss to it") {
 TEST_CASE("answers: a busy answer says how long the last holds took, when any did") {
     const auto busy_with = [](std::vector<Reply> took) {
         std::vector<Reply> fields{bulk("busy"), integer(5000), bulk("web1"), bulk("42"),
-                                  bulk("17"),   bulk(""),     integer(0),   integer(5000),
-                                  integer(0),   bulk(""),     bulk(""),     bulk(""),
+                                  bulk("17"),   bulk(""),      integer(0),   integer(5000),
+                                  integer(0),   bulk(""),      bulk(""),     bulk(""),
                                   bulk(""),     bulk("")};
         for (auto& field : took) {
             fields.push_back(std::move(field));

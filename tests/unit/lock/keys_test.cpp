@@ -31,10 +31,11 @@ TEST_CASE("keys: a key without a hash tag names its companions in braces") {
     CHECK(plain->queue == "{nightly}:redlockrun:queue");
     CHECK(plain->broken == "{nightly}:redlockrun:broken");
     CHECK(plain->durations == "{nightly}:redlockrun:durations");
+    CHECK(plain->waiters == "{nightly}:redlockrun:waiters");
     CHECK(hash_tag(plain->owner) == "nightly");
     CHECK(plain->all() == std::vector<std::string>{plain->lock, plain->owner, plain->fence,
                                                    plain->wake, plain->queue, plain->broken,
-                                                   plain->durations});
+                                                   plain->durations, plain->waiters});
 }
 
 TEST_CASE("keys: a tagged key's companions carry the tag and the whole key") {

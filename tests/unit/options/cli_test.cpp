@@ -453,13 +453,27 @@ TEST_CASE("cli: --help is laid out as util-linux's, from the declarations") {
 
 TEST_CASE("cli: what a config file may hold") {
     const auto names = config_entry_names();
-    const std::vector<std::string> expected{
-        "wait",          "ttl",           "timestamp-unit",         "conflict-exit-code",
-        "on-lost",       "kill-after",    "lost-exit-code",         "url",
-        "password-file", "sentinel-user", "sentinel-password-file", "tls-ca-file",
-        "tls-cert",      "tls-key",       "tls-server-name",        "connect-timeout",
-        "replicas",      "metrics-file",  "syslog",                 "syslog-facility",
-        "log-format"};
+    const std::vector<std::string> expected{"wait",
+                                            "ttl",
+                                            "timestamp-unit",
+                                            "conflict-exit-code",
+                                            "on-lost",
+                                            "kill-after",
+                                            "lost-exit-code",
+                                            "url",
+                                            "password-file",
+                                            "sentinel-user",
+                                            "sentinel-password-file",
+                                            "tls-ca-file",
+                                            "tls-cert",
+                                            "tls-key",
+                                            "tls-server-name",
+                                            "connect-timeout",
+                                            "replicas",
+                                            "metrics-file",
+                                            "syslog",
+                                            "syslog-facility",
+                                            "log-format"};
     CHECK(names == expected);
 }
 
@@ -489,7 +503,8 @@ TEST_CASE("cli: the reporting options, on the command line and in a config file"
               yes);
     }
     const OptionText file = parse_config_text(
-        "syslog = no\nsyslog-facility = cron\nlog-format = json\nmetrics-file = m.prom\n", "c.conf");
+        "syslog = no\nsyslog-facility = cron\nlog-format = json\nmetrics-file = m.prom\n",
+        "c.conf");
     CHECK(file.syslog->value == "no");
     CHECK(file.syslog->origin == "c.conf, line 1: syslog");
     CHECK(file.syslog_facility->value == "cron");

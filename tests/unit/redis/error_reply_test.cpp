@@ -49,3 +49,28 @@ TEST_CASE("error reply: a server that needs a password, none given, says so and 
     CHECK(given.starts_with("Redis at 127.0.0.1:7000 answered with an error: NOAUTH"));
     CHECK(given.find("Hunter2") == std::string::npos);
 }
+
+TEST_CASE("error reply: a command a script runs that the ACL user may not run names the ACL list") {
+    Endpoint endpoint;
+    endpoint.port = 7000;
+    const std::string hint = "(the user lacks an ACL permission that redlockrun's scripts need: "
+                             "the man page's ACL list names every command they run)";
+    // Redis 6.0 to 7.0.
+    CHECK(
+        explain_error_reply(error_reply("ERR The user executing the script can't run this command "
+                                        "or subcommand"),
+                            endpoint) ==
+        "Redis at 127.0.0.1:7000 answered with an error: ERR The user executing the script can't "
+        "run this command or subcommand " +
+            hint);
+    // Redis 7.2 and Valkey, with the script's name that Redis 7 gives every script error, which is
+    // left out (the first " script: " is the server's sentence).
+    CHECK(explain_error_reply(
+              error_reply("ERR ACL failure in script: User older has no permissions to run the "
+                          "'pttl' command script: 0123456789abcdef0123456789abcdef01234567, on "
+                          "@user_script:99."),
+              endpoint) ==
+          "Redis at 127.0.0.1:7000 answered with an error: ERR ACL failure in script: User older "
+          "has no permissions to run the 'pttl' command " +
+              hint);
+}

@@ -255,3 +255,24 @@ TEST_CASE("status: a full descriptor table is an operating-system error, not Red
     CHECK(status == 71);
     CHECK(message.find("Too many open files") != std::string::npos);
 }
+
+TEST_CASE("status: the line counts the waiters, and a line follows for each, in order") {
+    const std::string value = std::to_string(now + 12000);
+    auto held = snapshot("string", value, value);
+    held.waiters.push_back(
+        {{"web2", "43"}, "1", now - 130000, now + 770000, "deploy 43", true, false});
+    held.waiters.push_back({{"web3", "44"}, "3", now - 5000, {}, "", false, true});
+    held.waiters.push_back({{"", ""}, "shared", {}, {}, "", false, false});
+    const LockState state = interpret_status("deploy", held);
+    CHECK(status_line(state).ends_with("; 3 waiting"));
+    const auto lines = waiter_lines(state);
+    REQUIRE(lines.size() == 3);
+    CHECK(lines[0] == "  1. web2 pid 43 (note: deploy 43), exclusive, --supersede, waiting for "
+                      "2m10s, gives up in 12m50s");
+    CHECK(lines[1] == "  2. web3 pid 44 (a hold), --limit 3, waiting for 5s");
+    CHECK(lines[2] == "  3. a waiter without a record (shared)");
+    // None waiting: nothing said.
+    auto alone = snapshot("string", value, value);
+    CHECK(status_line(interpret_status("deploy", alone)).find("waiting") == std::string::npos);
+    CHECK(waiter_lines(interpret_status("deploy", alone)).empty());
+}

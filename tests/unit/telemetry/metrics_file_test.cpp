@@ -1,5 +1,4 @@
 #include "telemetry/metrics_file.hpp"
-
 #include "temp_dir.hpp"
 
 #include <doctest/doctest.h>
@@ -41,8 +40,8 @@ TEST_CASE("metrics: a first run writes every family, its outcome counted and the
     const std::string text = merged_metrics("", figures("deploy", Outcome::busy, 75));
     CHECK(text.starts_with("# HELP redlockrun_runs_total "));
     CHECK(count_of(text, "# TYPE redlockrun_runs_total counter\n") == 1);
-    CHECK(count_of(text, "redlockrun_runs_total{key=\"deploy\",kind=\"run\",outcome=\"busy\"} 1\n") ==
-          1);
+    CHECK(count_of(text,
+                   "redlockrun_runs_total{key=\"deploy\",kind=\"run\",outcome=\"busy\"} 1\n") == 1);
     for (const char* other : {"ran", "lost", "error"}) {
         CHECK(count_of(text, std::string("redlockrun_runs_total{key=\"deploy\",kind=\"run\","
                                          "outcome=\"") +
@@ -57,7 +56,8 @@ TEST_CASE("metrics: a first run writes every family, its outcome counted and the
     CHECK(count_of(text, "# TYPE redlockrun_last_exit_status gauge\n") == 1);
 }
 
-TEST_CASE("metrics: runs add up, other keys and kinds are kept, and the gauges are the last run's") {
+TEST_CASE(
+    "metrics: runs add up, other keys and kinds are kept, and the gauges are the last run's") {
     std::string text = merged_metrics("", figures("deploy", Outcome::ran, 0));
     text = merged_metrics(text, figures("backup", Outcome::lost, 76));
     RunFigures hold = figures("deploy", Outcome::ran, 0);
@@ -66,12 +66,12 @@ TEST_CASE("metrics: runs add up, other keys and kinds are kept, and the gauges a
     RunFigures again = figures("deploy", Outcome::ran, 3);
     again.held_ms = 10;
     text = merged_metrics(text, again);
-    CHECK(count_of(text, "redlockrun_runs_total{key=\"deploy\",kind=\"run\",outcome=\"ran\"} 2\n") ==
-          1);
-    CHECK(count_of(text, "redlockrun_runs_total{key=\"deploy\",kind=\"hold\",outcome=\"ran\"} 1\n") ==
-          1);
-    CHECK(count_of(text, "redlockrun_runs_total{key=\"backup\",kind=\"run\",outcome=\"lost\"} 1\n") ==
-          1);
+    CHECK(count_of(text,
+                   "redlockrun_runs_total{key=\"deploy\",kind=\"run\",outcome=\"ran\"} 2\n") == 1);
+    CHECK(count_of(text,
+                   "redlockrun_runs_total{key=\"deploy\",kind=\"hold\",outcome=\"ran\"} 1\n") == 1);
+    CHECK(count_of(text,
+                   "redlockrun_runs_total{key=\"backup\",kind=\"run\",outcome=\"lost\"} 1\n") == 1);
     CHECK(count_of(text, "redlockrun_last_exit_status{key=\"deploy\",kind=\"run\"} 3\n") == 1);
     CHECK(count_of(text, "redlockrun_last_hold_seconds{key=\"deploy\",kind=\"run\"} 0.010\n") == 1);
     CHECK(count_of(text, "redlockrun_last_exit_status{key=\"backup\",kind=\"run\"} 76\n") == 1);
@@ -79,14 +79,15 @@ TEST_CASE("metrics: runs add up, other keys and kinds are kept, and the gauges a
 }
 
 TEST_CASE("metrics: lines that are not redlockrun's samples are dropped") {
-    const std::string text = merged_metrics(
-        "# a comment\nnode_load1 3\ngarbage\nredlockrun_unknown{key=\"x\"} 1\n"
-        "redlockrun_runs_total{key=\"old\",kind=\"run\",outcome=\"ran\"} 7\n",
-        figures("new", Outcome::ran, 0));
+    const std::string text =
+        merged_metrics("# a comment\nnode_load1 3\ngarbage\nredlockrun_unknown{key=\"x\"} 1\n"
+                       "redlockrun_runs_total{key=\"old\",kind=\"run\",outcome=\"ran\"} 7\n",
+                       figures("new", Outcome::ran, 0));
     CHECK(text.find("node_load1") == std::string::npos);
     CHECK(text.find("garbage") == std::string::npos);
     CHECK(text.find("redlockrun_unknown") == std::string::npos);
-    CHECK(count_of(text, "redlockrun_runs_total{key=\"old\",kind=\"run\",outcome=\"ran\"} 7\n") == 1);
+    CHECK(count_of(text, "redlockrun_runs_total{key=\"old\",kind=\"run\",outcome=\"ran\"} 7\n") ==
+          1);
 }
 
 TEST_CASE("metrics: a key is a label value: escaped, and valid UTF-8") {
@@ -130,9 +131,7 @@ TEST_CASE("metrics: a file found where the new one goes is never written to") {
     const TempDir dir;
     const std::string path = dir.path + "/redlockrun.prom";
     const std::string other = dir.path + "/someone-elses";
-    {
-        std::ofstream(other) << "not yours\n";
-    }
+    { std::ofstream(other) << "not yours\n"; }
     const std::string temporary = path + "." + std::to_string(::getpid()) + ".tmp";
     REQUIRE(::link(other.c_str(), temporary.c_str()) == 0);
     REQUIRE_FALSE(update_metrics_file(path, figures("deploy", Outcome::ran, 0)));

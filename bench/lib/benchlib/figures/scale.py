@@ -5,8 +5,13 @@ divided by W + 1, counted in a second run of the same burst) and the handoff gap
 Run for redlockrun, flock(1) (the reference gap) and redis-py's Lock (a polling client at scale).
 etcdctl and the SETNX script are left out: hundreds of Go processes, or of shells forking redis-cli
 ten times a second each, would measure the machine's 2 cores rather than the lock.
+
+And for redlockrun --supersede, at each W: W runs come one after the other behind one holder, each
+superseding the one before it; the last one runs. Requests per run, over the W + 1 runs.
 """
-from ..contention import burst
+import dataclasses
+
+from ..contention import burst, superseding_burst
 from ..stats import median, percentile
 
 SCALED_TOOLS = ("redlockrun", "flock(1)", "redis-py Lock")
@@ -37,4 +42,18 @@ def run(bench) -> dict:
                 "script_commands_per_acquisition": result.get("script_commands_per_acquisition"),
                 "acquisitions": result["acquisitions"], "overlaps": result["overlaps"],
                 "failures": result["failures"], "timed_out": result["timed_out"]}
-    return {"rows": rows, "waiters": list(bench.settings.scale_waiters)}
+    superseding = {}
+    for tool in bench.available():
+        if tool.name != "redlockrun":
+            continue
+        newest = dataclasses.replace(tool, name=f"{tool.name} --supersede",
+                                     command=[*tool.command, "--supersede"])
+        for waiters in bench.settings.scale_waiters:
+            bench.log(f"  {newest.name}: {waiters} runs, counting requests")
+            result = superseding_burst(bench, newest, waiters)
+            superseding[str(waiters)] = {
+                key: result[key] for key in ("runs", "superseded", "ran", "failures", "overlaps",
+                                             "timed_out", "requests_per_run",
+                                             "script_commands_per_run")}
+    return {"rows": rows, "waiters": list(bench.settings.scale_waiters),
+            "superseding": superseding}
