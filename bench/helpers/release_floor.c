@@ -4,10 +4,12 @@
  *
  * It asks the keeper of the hold named by $REDLOCKRUN_HOLD to release it, as `redlockrun --release`
  * does: it connects to the keeper's socket (the handle's path with ".sock" after it), writes
- * "release", and waits for the answer. Nothing else: no option parsing, no config files, no record
- * read first, no message, no clean-up of other holds' files afterwards. bench/run builds it as
- * redlockrun is built (a hardened PIE with the shared C library), and peers/release-floor-hold ends
- * its section with it where peers/redlockrun-hold runs `redlockrun --release`.
+ * "release", waits for the answer, and removes the hold's record (the keeper leaves it for a
+ * caller that is gone before it reads the answer). Nothing else: no option parsing, no config
+ * files, no record read first, no message, no clean-up of other holds' files afterwards. bench/run
+ * builds it as redlockrun is built (a hardened PIE with the shared C library), and
+ * peers/release-floor-hold ends its section with it where peers/redlockrun-hold runs
+ * `redlockrun --release`.
  *
  * Figure 3's mixed rows run both against waiting runs: the gap from the floor's release to a
  * waiting run is what the keeper, Redis and the waiting run take, which a hold cannot do without;
@@ -60,6 +62,7 @@ int main(void) {
     }
     answer[got] = '\0';
     close(keeper);
+    unlink(handle);
     if (strcmp(answer, "released\n") != 0) {
         fprintf(stderr, "release-floor: the keeper answered: %s\n", answer);
         return 76;

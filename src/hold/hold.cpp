@@ -292,10 +292,13 @@ int take_hold(const Options& options, const redis::ConnectionSettings& settings,
     figures.keeper_counts = true;
     if (!print(hold_output(options, record, paths.handle, acquired.grant.slot))) {
         // No one got the handle: the hold would only keep others out.
+        const int error = errno;
         ask_keeper(paths.socket, "release", Millis{10000});
+        ::unlink(paths.socket.c_str());
+        ::unlink(paths.handle.c_str());
         throw Fatal(ExitStatus::os_error, fmt::format("cannot write the hold's handle: {}; "
                                                       "released {}",
-                                                      std::strerror(errno), options.key));
+                                                      std::strerror(error), options.key));
     }
     return 0;
 }

@@ -137,6 +137,8 @@ private:
     // What the owner left outlived SIGKILL: the lock is not let go, but left to lapse.
     int give_up();
     void record_ending(const std::string& ended, const std::string& why);
+    // Answers a --release (the hold is over): "released", or how it ended.
+    void answer_release(int client, const std::string& reply);
     void remove_files() const;
     std::string lost_reply() const {
         return fmt::format("lost {} {}", start_.record.ended_ms, start_.record.why);
@@ -167,7 +169,7 @@ void Keeper::keep_lock() {
 
 void Keeper::record_ending(const std::string& ended, const std::string& why) {
     if (release_answered_) {
-        return; // the --release that was answered removed the record, and no one asks again
+        return; // the record says what the --release was answered, and it may be gone already
     }
     start_.record.ended = ended;
     start_.record.ended_ms = epoch_ms();
@@ -246,8 +248,7 @@ bool Keeper::serve(int client) {
         // The owner's work is being stopped (a loss, an early end, an owner that exited): the
         // answer goes out now, but the lock is let go only once that work has stopped (finish()),
         // and a process that ignores SIGTERM still gets SIGKILL.
-        write_all(client, (keeper_.lost() || ended_early() ? lost_reply() : "released") + "\n");
-        release_answered_ = true;
+        answer_release(client, keeper_.lost() || ended_early() ? lost_reply() : "released");
         return false;
     }
     std::string reply;
@@ -258,18 +259,22 @@ bool Keeper::serve(int client) {
     } else {
         reply = release();
     }
-    // The answer goes out first: the files are the --release's to remove too (hold.cpp). A
-    // --release that gave up before its answer (its caller's timeout) finds the record later.
-    if (write_all(client, reply + "\n")) {
-        remove_files();
-    } else {
-        ::unlink(start_.paths.socket.c_str());
-        if (reply == "released") {
-            record_ending("released", "it was released by a --release that did not wait for "
-                                      "the answer");
-        }
-    }
+    answer_release(client, reply);
     return true;
+}
+
+void Keeper::answer_release(int client, const std::string& reply) {
+    // The record says how the hold ended before the answer goes out, and stays: the --release
+    // that reads the answer removes it (hold.cpp). One killed first (its caller's timeout) leaves
+    // it for a later --check or --release. A write that succeeds says nothing of that: a process
+    // that is being killed keeps its socket open while its memory is torn down.
+    if (reply == "released") {
+        record_ending("released", "it was released by a --release that did not wait for the "
+                                  "answer");
+    }
+    ::unlink(start_.paths.socket.c_str());
+    write_all(client, reply + "\n");
+    release_answered_ = true;
 }
 
 void Keeper::end_early(const std::string& why) {
@@ -289,8 +294,7 @@ int Keeper::finish() {
         (void)lock_.release(lock::CommandRan::yes, keeper_.valid_until());
     }
     if (release_answered_) {
-        remove_files();
-        return 0;
+        return 0; // the record is the --release's to remove (answer_release())
     }
     // Lost, or ended early, with --owner (a process, or none): whoever took the hold may still
     // --release or --check it, and learns how it ended. Otherwise no one is left to ask: the

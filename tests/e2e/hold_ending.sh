@@ -354,6 +354,48 @@ test_release_of_a_stopped_keeper_is_bounded() {
     expect_status 0 "a later --release reports the release"
 }
 
+# A --release killed while the keeper's answer is on its way (its socket still open while its
+# memory is torn down) never reads it: the keeper's record, written before the answer, says the
+# hold was released, for a later --check or --release.
+test_an_answer_never_read_leaves_the_ending_for_later() {
+    local assignments keeper
+    assignments=$("$REDLOCKRUN" -k unread -t 60s --owner none --max-hold 5m --hold) || fail "--hold"
+    eval "$assignments"
+    keeper=$(keeper_of "$REDLOCKRUN_HOLD")
+    # Asks as --release does, waits for the answer to arrive, and closes without reading it.
+    /usr/bin/python3 - "$REDLOCKRUN_HOLD.sock" <<'PYTHON' || fail "no answer arrived"
+import select, socket, sys
+client = socket.socket(socket.AF_UNIX)
+client.connect(sys.argv[1])
+client.sendall(b"release\n")
+readable, _, _ = select.select([client], [], [], 30)
+sys.exit(0 if readable else 1)
+PYTHON
+    wait_for "the keeper exits" eval "! alive $keeper"
+    lock_held unread && fail "the lock is still held after the release"
+    run_rlr --check
+    expect_status 76 "--check after a release whose answer was never read"
+    expect_contains "$err" "released" "--check says it was released"
+    run_rlr -v --release
+    expect_status 0 "a later --release reports the release"
+    expect_contains "$err" "unread was released" "its message (-v)"
+    run_rlr --check
+    expect_status 64 "--check once that --release has removed the record"
+}
+
+# A --hold that cannot write its handle (stdout full) releases the lock and leaves no files.
+test_a_handle_that_cannot_be_written_releases_the_hold() {
+    local before after
+    before=$(ls "$HOLDS" 2>/dev/null | wc -l)
+    "$REDLOCKRUN" -k unwritten -t 60s --owner none --max-hold 1m --hold >/dev/full 2>"$WORK/full.err"
+    expect_eq "$?" 71 "--hold with its stdout full"
+    expect_contains "$(cat "$WORK/full.err")" \
+        "cannot write the hold's handle: No space left on device; released unwritten" "its message"
+    lock_held unwritten && fail "the lock is still held"
+    after=$(ls "$HOLDS" 2>/dev/null | wc -l)
+    expect_eq "$after" "$before" "files in the holds' folder"
+}
+
 # -E 0 means "skip quietly": the script stops with status 0 instead of going on unlocked.
 test_conflict_exit_code_0_stops_the_script() {
     start_bg holder -k skipped -- sleep 30
