@@ -173,10 +173,11 @@ def make_tools(redlockrun: Path, flock_dir: Path) -> list:
 
 
 def tool_environment(redis_url: str, etcd_endpoint: str, redlockrun: Path, scratch: Path,
-                     release_floor: Path = None) -> dict:
+                     release_floor: Path = None, runtime: Path = None) -> dict:
     """The environment every tool runs in: where its server is, and nothing that overrides it.
-    `scratch` is a folder of the bench's own, made with mode 0700: it holds the holds' handles and
-    the script sections' lock files. `release_floor`: the binary peers/release-floor-hold runs."""
+    `scratch` is a folder of the bench's own, made with mode 0700: it holds the script sections'
+    lock files, and the holds' handles unless `runtime` (one on tmpfs) is given. `release_floor`:
+    the binary peers/release-floor-hold runs."""
     environment = dict(os.environ)
     # CI (which CI systems set) would have redlockrun say that it waits: tools run as cron runs them.
     for variable in ("REDLOCKRUN_URL", "REDISCLI_AUTH", "ETCDCTL_API", "REDLOCKRUN_VERBOSE", "CI"):
@@ -187,7 +188,7 @@ def tool_environment(redis_url: str, etcd_endpoint: str, redlockrun: Path, scrat
     if release_floor is not None:
         environment["RELEASE_FLOOR"] = str(release_floor)
     # --hold keeps its handles in $XDG_RUNTIME_DIR/redlockrun: here, not in the user's own folder.
-    environment["XDG_RUNTIME_DIR"] = str(scratch)
+    environment["XDG_RUNTIME_DIR"] = str(runtime or scratch)
     environment["FLOCK_DIR"] = str(scratch)  # peers/flock-section's lock files
     # The C locale: flock(1) (util-linux) then loads no locale files, which makes it ~0.3 ms faster
     # than under C.UTF-8. The floor is set as low as it goes, and the same on every machine.
