@@ -41,6 +41,8 @@ void describe_answer(const AcquireAnswer& answer) {
                 check(!describe_unreadable_fence("job", "{job}:redlockrun:fence", value).empty());
             } else if constexpr (std::is_same_v<T, LimitMismatch>) {
                 check(!value.held_limit.empty());
+            } else if constexpr (std::is_same_v<T, Superseded>) {
+                check(!describe_superseding(value).empty());
             } else {
                 check(!format_duration(value.validity).empty());
             }
